@@ -1,0 +1,28 @@
+import { RoomParams } from '../deal-rooms/routes.ts';
+import { SingleEnvelope, single } from '../http/envelope.ts';
+import { AnalyticsQuery } from '../http/query.ts';
+import { responses } from '../http/responses.ts';
+import type { RouteDeps, TypedFastify } from '../http/types.ts';
+import { AnalyticsSchema } from './schemas.ts';
+import { getAnalytics } from './service.ts';
+
+export function analyticsRoutes(app: TypedFastify, { db, clock }: RouteDeps): void {
+  app.get(
+    '/deal-rooms/:id/analytics',
+    {
+      schema: {
+        operationId: 'getAnalytics',
+        summary: 'Get room analytics',
+        description: 'Engagement figures for a period of whole UTC days ending today.',
+        params: RoomParams,
+        querystring: AnalyticsQuery,
+        response: responses(SingleEnvelope(AnalyticsSchema), { validates: true, hasRoomId: true }),
+      },
+    },
+    async (request) => {
+      const period = request.query.period ?? '30d';
+      const analytics = await getAnalytics(db, request.caller.teamId, request.params.id, period, clock.now());
+      return single(analytics);
+    },
+  );
+}

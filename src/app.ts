@@ -1,0 +1,99 @@
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import { analyticsRoutes } from './analytics/routes.ts';
+import type { Database } from './db/database.ts';
+import { dealRoomRoutes } from './deal-rooms/routes.ts';
+import { documentRoutes } from './documents/routes.ts';
+import { databaseCheck, type HealthCheck, healthRoutes } from './health/routes.ts';
+import { createAuthenticator } from './http/auth.ts';
+import { conditionalGet } from './http/caching.ts';
+import { apiErrors, installErrorHandlers } from './http/errors.ts';
+import { requestIdFor } from './http/request-id.ts';
+import type { TypedFastify } from './http/types.ts';
+import { linkRoutes } from './links/routes.ts';
+import type { Clock } from './shared/clock.ts';
+import { viewerRoutes } from './viewers/routes.ts';
+
+export interface AppDeps {
+  db: Database;
+  clock: Clock;
+  appUrl: string;
+  /** pino options, or a logger to use as it is; tests pass `{ level: 'silent' }`. */
+  logger: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  /** Extra readiness checks beyond the database. */
+  healthChecks?: HealthCheck[];
+}
+
+/** The six read operations, each at /v1 + path. Used for routing and for 405 answers. */
+const V1_PATHS = [
+  '/deal-rooms',
+  '/deal-rooms/:id',
+  '/deal-rooms/:id/documents',
+  '/deal-rooms/:id/links',
+  '/deal-rooms/:id/viewers',
+  '/deal-rooms/:id/analytics',
+];
+const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+];
+
+export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
+  const logging = isLoggerInstance(deps.logger)
+    ? { loggerInstance: deps.logger }
+    : { logger: deps.logger && typeof deps.logger === 'object' ? { redact: REDACTED_PATHS, ...deps.logger } : deps.logger };
+  const app = Fastify({
+    ...logging,
+    genReqId: requestIdFor,
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider() as unknown as TypedFastify;
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    return payload;
+  });
+  installErrorHandlers(app);
+  healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
+
+  const authenticate = createAuthenticator(deps.db, deps.clock);
+  await app.register(
+    async (v1) => {
+      v1.decorateRequest('caller', null as never);
+      v1.addHook('onRequest', async (request) => {
+        request.caller = await authenticate(request);
+      });
+      v1.addHook('onSend', conditionalGet);
+      const routeDeps = { db: deps.db, clock: deps.clock, appUrl: deps.appUrl };
+      for (const routes of [dealRoomRoutes, documentRoutes, linkRoutes, viewerRoutes, analyticsRoutes]) {
+        routes(v1 as TypedFastify, routeDeps);
+      }
+    },
+    { prefix: '/v1' },
+  );
+
+  // Outside the authenticated scope: a known path with another method is answered before
+  // any key is looked at (route checks come first).
+  await app.register(
+    async (v1) => {
+      for (const url of V1_PATHS) {
+        v1.route({
+          method: [...OTHER_METHODS],
+          url,
+          handler: async () => {
+            throw apiErrors.methodNotAllowed();
+          },
+        });
+      }
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}
+
+function isLoggerInstance(logger: AppDeps['logger']): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && 'child' in logger && typeof logger.child === 'function';
+}

@@ -1,0 +1,90 @@
+/**
+ * The service's configuration, read from the environment once at start. Every problem is
+ * collected so an operator sees them all at once; the result is frozen and passed in.
+ */
+export interface Config {
+  /** A postgres:// URL selects PostgreSQL; undefined selects the embedded store. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  host: string;
+  appUrl: string;
+  logLevel: LogLevel;
+  redisUrl: string | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded store)',
+    );
+  }
+
+  const port = parsePort(read('PORT'), 8080, 'PORT', problems);
+
+  const appUrl = (read('APP_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
+  if (!isHttpUrl(appUrl)) problems.push('APP_URL must be an http:// or https:// URL');
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const redisUrl = read('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    databaseUrl,
+    dataDir: read('DATA_DIR') ?? './data',
+    port,
+    host: read('HOST') ?? '127.0.0.1',
+    appUrl,
+    logLevel: logLevel as LogLevel,
+    redisUrl,
+  });
+}
+
+export function parsePort(
+  value: string | undefined,
+  fallback: number,
+  name: string,
+  problems: string[],
+): number {
+  if (value === undefined) return fallback;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    problems.push(`${name} must be a port number from 0 to 65535`);
+    return fallback;
+  }
+  return port;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './database.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+// Any constant works; it only has to be the same in every process that migrates.
+const MIGRATION_LOCK_KEY = 7_231_004;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number.parseInt(file, 10),
+      name: file.replace(/\.sql$/, ''),
+      sql: readFileSync(`${dir}/${file}`, 'utf8'),
+    }));
+}
+
+/**
+ * Applies the migrations not yet recorded, each in its own transaction, under an advisory
+ * lock so that several processes starting at once migrate exactly once. Returns the names
+ * applied. A failing migration rolls back and throws.
+ */
+export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const didApply = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
+        migration.version,
+      ]);
+      if (done.length > 0) return false;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (didApply) applied.push(migration.name);
+  }
+  return applied;
+}

@@ -1,0 +1,71 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { PageRequest } from './query.ts';
+
+export const API_VERSION = '2026-04-01';
+
+const Meta = Type.Object(
+  { apiVersion: Type.String({ description: 'Release date of the API version, YYYY-MM-DD', examples: [API_VERSION] }) },
+  { additionalProperties: false },
+);
+
+export const PaginationSchema = Type.Object(
+  {
+    page: Type.Integer({ description: 'The requested page' }),
+    perPage: Type.Integer({ description: 'The effective page size' }),
+    total: Type.Integer({ description: 'Number of items in all pages' }),
+    totalPages: Type.Integer({ description: 'ceil(total / perPage); 0 when there are no items' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'A human-readable message' }),
+    code: Type.String({ description: 'A stable, machine-readable code' }),
+  },
+  { additionalProperties: false },
+);
+
+export function SingleEnvelope<T extends TSchema>(data: T) {
+  return Type.Object({ data, meta: Meta }, { additionalProperties: false });
+}
+
+export function ListEnvelope<T extends TSchema>(item: T) {
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      meta: Type.Object({ apiVersion: Meta.properties.apiVersion, pagination: PaginationSchema }, { additionalProperties: false }),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export function single<T>(data: T) {
+  return { data, meta: { apiVersion: API_VERSION } };
+}
+
+export function list<T>(page: Page<T>, request: PageRequest) {
+  return {
+    data: page.items,
+    meta: {
+      apiVersion: API_VERSION,
+      pagination: {
+        page: request.page,
+        perPage: request.perPage,
+        total: page.total,
+        totalPages: Math.ceil(page.total / request.perPage),
+      },
+    },
+  };
+}
+
+/** The OFFSET for a page, or undefined when the page starts past the last item. */
+export function offsetWithin(request: PageRequest, total: number): number | undefined {
+  const offset = (request.page - 1) * request.perPage;
+  return offset < total ? offset : undefined;
+}

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { queryErrorMessage } from './query.ts';
+
+/** The closed set of error codes and the one status each maps to. */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  unauthorized: 401,
+  download_denied: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  rate_limit: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type handlers throw; rendered as `{ error, code }` with its status. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.statusCode = ERROR_STATUS[code];
+  }
+}
+
+export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
+
+export const apiErrors = {
+  keyRequired: () =>
+    new ApiError('unauthorized', 'API key is required', { 'WWW-Authenticate': 'Bearer' }),
+  invalidKey: () =>
+    new ApiError('unauthorized', 'Invalid API key', { 'WWW-Authenticate': 'Bearer' }),
+  dealRoomNotFound: () => new ApiError('not_found', 'Deal room not found'),
+  routeNotFound: () => new ApiError('not_found', 'Not found'),
+  methodNotAllowed: () =>
+    new ApiError('method_not_allowed', 'Method not allowed', { Allow: 'GET, HEAD' }),
+};
+
+/**
+ * Renders every error as `{ error, code }`. Anything that is not an ApiError or a
+ * validation failure is logged with the request id and answered with the generic 500.
+ */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(err, request.query);
+    if (apiError.code === 'internal_error') {
+      request.log.error({ err }, 'request failed');
+    }
+    return reply
+      .code(apiError.statusCode)
+      .headers(apiError.headers)
+      .send({ error: apiError.message, code: apiError.code });
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    const err = apiErrors.routeNotFound();
+    return reply.code(err.statusCode).send({ error: err.message, code: err.code });
+  });
+}
+
+function toApiError(err: FastifyError | ApiError, query: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err.validation && err.validationContext === 'querystring') {
+    return new ApiError('validation_error', queryErrorMessage(err.validation, query));
+  }
+  // Fastify's own client errors (a malformed header, an unsupported body); their messages
+  // name no internals, but a 5xx never gets through here.
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ApiError('validation_error', 'The request could not be understood');
+  }
+  return new ApiError('internal_error', INTERNAL_ERROR_MESSAGE);
+}

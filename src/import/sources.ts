@@ -1,0 +1,164 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import parser from 'stream-json';
+import { ImportError, RECORD_TYPES, type RecordType } from './records.ts';
+
+/** One raw record as it stands in the input, with where it stands. */
+export interface RawRecord {
+  type: RecordType;
+  raw: unknown;
+  where: string;
+}
+
+const SECTIONS: Record<string, RecordType> = {
+  teams: 'team',
+  dealRooms: 'dealRoom',
+  documents: 'document',
+  links: 'link',
+  visits: 'visit',
+  views: 'view',
+  downloads: 'download',
+};
+
+export function readImportFile(path: string): AsyncGenerator<RawRecord> {
+  if (/\.ndjson$|\.jsonl$/i.test(path)) return readNdjson(createReadStream(path));
+  if (/\.json$/i.test(path)) return readJson(createReadStream(path));
+  throw new ImportError(path, undefined, 'the file name must end in .json or .ndjson');
+}
+
+/** One record a line, each with its "type"; blank lines are skipped. */
+export async function* readNdjson(input: Readable): AsyncGenerator<RawRecord> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let number = 0;
+  for await (const line of lines) {
+    number++;
+    if (line.trim() === '') continue;
+    const where = `line ${number}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      throw new ImportError(where, undefined, 'is not valid JSON');
+    }
+    const type = (raw as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
+      throw new ImportError(where, 'type', `must be one of: ${RECORD_TYPES.join(', ')}`);
+    }
+    yield { type: type as RecordType, raw, where };
+  }
+}
+
+interface Token {
+  name: string;
+  value?: string;
+}
+
+/**
+ * `{ "teams": [...], "dealRooms": [...], ... }`, streamed: each array element is assembled
+ * from parser tokens and handed on at once, so the file never sits in memory whole.
+ */
+export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
+  // Packed values only: keys, strings and numbers arrive whole, one token each.
+  const tokens = input.pipe(parser({ streamValues: false }));
+  // Values under construction: [container, key of the next value in an object].
+  const stack: { value: unknown[] | Record<string, unknown>; key?: string }[] = [];
+  let depth = 0;
+  let section: RecordType | undefined;
+  let index = 0;
+
+  const place = (value: unknown): unknown => {
+    const top = stack[stack.length - 1];
+    if (!top) return value;
+    if (Array.isArray(top.value)) top.value.push(value);
+    else if (top.key !== undefined) top.value[top.key] = value;
+    return undefined;
+  };
+
+  try {
+    for await (const token of tokens as AsyncIterable<Token>) {
+      if (depth === 0) {
+        if (token.name !== 'startObject') {
+          throw new ImportError('the file', undefined, 'must be a JSON object of arrays, e.g. { "teams": [...] }');
+        }
+        depth = 1;
+        continue;
+      }
+      if (depth === 1) {
+        if (token.name === 'keyValue') {
+          const type = SECTIONS[token.value ?? ''];
+          if (!type) {
+            throw new ImportError(`section "${token.value}"`, undefined, `is not one of: ${Object.keys(SECTIONS).join(', ')}`);
+          }
+          section = type;
+          index = 0;
+        } else if (token.name === 'startArray') {
+          depth = 2;
+        } else if (token.name === 'endObject') {
+          depth = 0;
+        } else {
+          throw new ImportError(`section "${sectionName(section)}"`, undefined, 'must be an array');
+        }
+        continue;
+      }
+      if (depth === 2 && stack.length === 0 && token.name === 'endArray') {
+        depth = 1;
+        continue;
+      }
+      const done = assemble(token, stack, place);
+      if (done !== undefined && stack.length === 0 && section) {
+        yield { type: section, raw: done.value, where: `${sectionName(section)}[${index}]` };
+        index++;
+      }
+    }
+  } catch (err) {
+    if (err instanceof ImportError) throw err;
+    const where = section ? `${sectionName(section)}[${index}]` : 'the file';
+    throw new ImportError(where, undefined, 'is not valid JSON');
+  }
+  if (depth !== 0) throw new ImportError('the file', undefined, 'ends before the JSON is complete');
+}
+
+/** Applies one token; returns the finished top-level value when one completes. */
+function assemble(
+  token: Token,
+  stack: { value: unknown[] | Record<string, unknown>; key?: string }[],
+  place: (value: unknown) => unknown,
+): { value: unknown } | undefined {
+  const finish = (value: unknown) => (stack.length === 0 ? { value } : (place(value), undefined));
+  switch (token.name) {
+    case 'startObject':
+      stack.push({ value: {} });
+      return undefined;
+    case 'startArray':
+      stack.push({ value: [] });
+      return undefined;
+    case 'endObject':
+    case 'endArray': {
+      const closed = stack.pop();
+      return finish(closed?.value);
+    }
+    case 'keyValue': {
+      const top = stack[stack.length - 1];
+      if (top) top.key = token.value;
+      return undefined;
+    }
+    case 'stringValue':
+      return finish(token.value);
+    case 'numberValue':
+      return finish(Number(token.value));
+    case 'trueValue':
+      return finish(true);
+    case 'falseValue':
+      return finish(false);
+    case 'nullValue':
+      return finish(null);
+    default:
+      // startKey/stringChunk... do not occur with packed keys and strings.
+      return undefined;
+  }
+}
+
+function sectionName(type: RecordType | undefined): string {
+  return Object.entries(SECTIONS).find(([, t]) => t === type)?.[0] ?? 'records';
+}

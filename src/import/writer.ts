@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { type Column, insertMany } from '../db/bulk.ts';
+import type { Queryable } from '../db/database.ts';
+import { hashPassword } from '../shared/passwords.ts';
+import { refreshViewerStats } from '../viewers/stats.ts';
+import {
+  type DealRoomRecord, type DocumentRecord, ImportError, type ImportRecord, type LinkRecord,
+  type RecordType, type ViewerIdentity,
+} from './records.ts';
+
+const BATCH_SIZE = 2000;
+
+const COLUMNS = {
+  teams: [['id', 'uuid'], ['name', 'text']],
+  deal_rooms: [
+    ['id', 'uuid'], ['team_id', 'uuid'], ['name', 'text'], ['description', 'text'], ['status', 'text'],
+    ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+  ],
+  documents: [
+    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['name', 'text'], ['display_name', 'text'],
+    ['source_type', 'text'], ['page_count', 'int4'], ['status', 'text'], ['position', 'int4'],
+    ['download_override', 'bool'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+  ],
+  links: [
+    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['name', 'text'], ['short_id', 'text'], ['enabled', 'bool'],
+    ['requires_email', 'bool'], ['password_hash', 'text'], ['expires_at', 'timestamptz'],
+    ['allow_download', 'bool'], ['all_documents', 'bool'], ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'],
+  ],
+  link_documents: [['link_id', 'uuid'], ['document_id', 'uuid']],
+  viewers: [['id', 'uuid'], ['deal_room_id', 'uuid'], ['identity', 'text'], ['email', 'text'], ['created_at', 'timestamptz']],
+  visits: [['id', 'uuid'], ['deal_room_id', 'uuid'], ['link_id', 'uuid'], ['viewer_id', 'uuid'], ['at', 'timestamptz']],
+  views: [
+    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['document_id', 'uuid'], ['link_id', 'uuid'],
+    ['viewer_id', 'uuid'], ['viewer_name', 'text'], ['started_at', 'timestamptz'],
+    ['duration_seconds', 'int4'], ['completed_at', 'timestamptz'],
+  ],
+  downloads: [
+    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['document_id', 'uuid'], ['link_id', 'uuid'],
+    ['viewer_id', 'uuid'], ['at', 'timestamptz'],
+  ],
+} as const satisfies Record<string, readonly Column[]>;
+
+type Table = keyof typeof COLUMNS;
+/** Tables in the order their rows must reach the database (what is referred to first). */
+const FLUSH_ORDER: Table[] = [
+  'teams', 'deal_rooms', 'documents', 'links', 'link_documents', 'viewers', 'visits', 'views', 'downloads',
+];
+/** Tables whose ids the input chooses, checked against the database before insert. */
+const CHOSEN_IDS: Partial<Record<Table, string>> = {
+  teams: 'team', deal_rooms: 'deal room', documents: 'document', links: 'link',
+};
+
+/** What the import knows of an entity: its owner, and where it was defined when in the input. */
+interface Known {
+  owner: string;
+  where?: string;
+}
+
+/**
+ * Writes validated records in batches inside the caller's transaction, resolving every
+ * reference to something earlier in the input or already in the database, and refusing
+ * duplicates. Viewer engagement is recomputed for the touched rooms at the end.
+ */
+export class ImportWriter {
+  readonly counts: Record<RecordType, number> = {
+    team: 0, dealRoom: 0, document: 0, link: 0, visit: 0, view: 0, download: 0,
+  };
+  private readonly teams = new Map<string, Known>();
+  private readonly rooms = new Map<string, Known>();
+  private readonly documents = new Map<string, Known>();
+  private readonly links = new Map<string, Known>();
+  private readonly shortIds = new Map<string, string>();
+  /** viewer id by room and identity; rooms already in the database are loaded whole on first use. */
+  private readonly viewers = new Map<string, string>();
+  private readonly loadedRooms = new Set<string>();
+  private readonly touchedRooms = new Set<string>();
+  private readonly pending = new Map<Table, { rows: unknown[][]; wheres: string[] }>();
+  private pendingCount = 0;
+
+  constructor(private readonly tx: Queryable) {}
+
+  async add(item: ImportRecord): Promise<void> {
+    const { where } = item;
+    switch (item.type) {
+      case 'team':
+        this.define(this.teams, item.record.id, { owner: '' }, where, 'team');
+        this.queue('teams', [item.record.id, item.record.name], where);
+        break;
+      case 'dealRoom':
+        await this.addRoom(item.record, where);
+        break;
+      case 'document':
+        await this.addDocument(item.record, where);
+        break;
+      case 'link':
+        await this.addLink(item.record, where);
+        break;
+      case 'visit': {
+        const roomId = await this.resolve(this.links, 'links', item.record.linkId, where, 'linkId', 'link');
+        const viewerId = await this.viewerId(roomId, item.record.viewer, item.record.at);
+        this.queue('visits', [randomUUID(), roomId, item.record.linkId, viewerId, item.record.at], where);
+        break;
+      }
+      case 'view': {
+        const { record } = item;
+        const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
+        const viewerId = await this.viewerId(roomId, record.viewer, record.startedAt);
+        const completedAt = new Date(record.startedAt.getTime() + record.durationSeconds * 1000);
+        this.queue('views', [
+          randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.viewer.name,
+          record.startedAt, record.durationSeconds, completedAt,
+        ], where);
+        this.touchedRooms.add(roomId);
+        break;
+      }
+      case 'download': {
+        const { record } = item;
+        const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
+        const viewerId = await this.viewerId(roomId, record.viewer, record.at);
+        this.queue('downloads', [randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.at], where);
+        break;
+      }
+    }
+    this.counts[item.type]++;
+    if (this.pendingCount >= BATCH_SIZE) await this.flush();
+  }
+
+  /** Writes what is buffered and brings viewer engagement up to date. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await refreshViewerStats(this.tx, [...this.touchedRooms]);
+  }
+
+  private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
+    await this.resolve(this.teams, 'teams', record.teamId, where, 'teamId', 'team');
+    this.define(this.rooms, record.id, { owner: record.teamId }, where, 'deal room');
+    this.loadedRooms.add(record.id); // new: it has no viewers in the database
+    this.queue('deal_rooms', [
+      record.id, record.teamId, record.name, record.description, record.status, record.createdAt, record.updatedAt,
+    ], where);
+  }
+
+  private async addDocument(record: DocumentRecord, where: string): Promise<void> {
+    await this.resolve(this.rooms, 'deal_rooms', record.dealRoomId, where, 'dealRoomId', 'deal room');
+    this.define(this.documents, record.id, { owner: record.dealRoomId }, where, 'document');
+    this.queue('documents', [
+      record.id, record.dealRoomId, record.name, record.displayName, record.sourceType, record.pageCount,
+      record.status, record.position, record.downloadOverride, record.createdAt, record.updatedAt,
+    ], where);
+  }
+
+  private async addLink(record: LinkRecord, where: string): Promise<void> {
+    await this.resolve(this.rooms, 'deal_rooms', record.dealRoomId, where, 'dealRoomId', 'deal room');
+    for (const documentId of record.documentIds ?? []) {
+      const owner = await this.resolve(this.documents, 'documents', documentId, where, 'documentIds', 'document');
+      if (owner !== record.dealRoomId) {
+        throw new ImportError(where, 'documentIds', `document ${documentId} belongs to another deal room`);
+      }
+    }
+    const earlier = this.shortIds.get(record.shortId);
+    if (earlier) throw new ImportError(where, 'shortId', `is already used by the link at ${earlier}`);
+    this.shortIds.set(record.shortId, where);
+    this.define(this.links, record.id, { owner: record.dealRoomId }, where, 'link');
+    const passwordHash = record.password === null ? null : await hashPassword(record.password);
+    this.queue('links', [
+      record.id, record.dealRoomId, record.name, record.shortId, record.enabled, record.requiresEmail,
+      passwordHash, record.expiresAt, record.allowDownload, record.documentIds === null, record.createdAt,
+      record.createdAt,
+    ], where);
+    for (const documentId of record.documentIds ?? []) {
+      this.queue('link_documents', [record.id, documentId], where);
+    }
+  }
+
+  /** The room of a link, after checking the document belongs to the same room. */
+  private async linkAndDocument(linkId: string, documentId: string, where: string): Promise<string> {
+    const roomId = await this.resolve(this.links, 'links', linkId, where, 'linkId', 'link');
+    const documentRoom = await this.resolve(this.documents, 'documents', documentId, where, 'documentId', 'document');
+    if (documentRoom !== roomId) {
+      throw new ImportError(where, 'documentId', "belongs to another deal room than the link's");
+    }
+    return roomId;
+  }
+
+  private define(known: Map<string, Known>, id: string, entity: Known, where: string, noun: string): void {
+    const earlier = known.get(id);
+    if (earlier) {
+      throw new ImportError(where, 'id', earlier.where ? `repeats the ${noun} id of ${earlier.where}` : `a ${noun} with this id already exists`);
+    }
+    known.set(id, { ...entity, where });
+  }
+
+  /** The owner of a referenced entity, from the input so far or from the database. */
+  private async resolve(
+    known: Map<string, Known>, table: Table, id: string, where: string, field: string, noun: string,
+  ): Promise<string> {
+    const hit = known.get(id);
+    if (hit) return hit.owner;
+    const ownerColumn = table === 'teams' ? "''" : table === 'deal_rooms' ? 'team_id' : 'deal_room_id';
+    const rows = await this.tx.query<{ owner: string }>(
+      `SELECT ${ownerColumn}::text AS owner FROM ${table} WHERE id = $1`, [id],
+    );
+    const row = rows[0];
+    if (!row) {
+      throw new ImportError(where, field, `refers to no ${noun} (${id}); a record must come after what it refers to`);
+    }
+    known.set(id, { owner: row.owner });
+    return row.owner;
+  }
+
+  private async viewerId(roomId: string, viewer: ViewerIdentity, at: Date): Promise<string> {
+    if (!this.loadedRooms.has(roomId)) {
+      const rows = await this.tx.query<{ id: string; identity: string }>(
+        'SELECT id, identity FROM viewers WHERE deal_room_id = $1', [roomId],
+      );
+      for (const row of rows) this.viewers.set(`${roomId}\u0000${row.identity}`, row.id);
+      this.loadedRooms.add(roomId);
+    }
+    const identity = viewer.kind === 'email' ? `email:${viewer.email}` : `visitor:${viewer.visitorId}`;
+    const key = `${roomId}\u0000${identity}`;
+    let id = this.viewers.get(key);
+    if (!id) {
+      id = randomUUID();
+      this.viewers.set(key, id);
+      this.queue('viewers', [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at], 'viewer');
+    }
+    return id;
+  }
+
+  private queue(table: Table, row: unknown[], where: string): void {
+    let batch = this.pending.get(table);
+    if (!batch) {
+      batch = { rows: [], wheres: [] };
+      this.pending.set(table, batch);
+    }
+    batch.rows.push(row);
+    batch.wheres.push(where);
+    this.pendingCount++;
+  }
+
+  private async flush(): Promise<void> {
+    for (const table of FLUSH_ORDER) {
+      const batch = this.pending.get(table);
+      if (!batch || batch.rows.length === 0) continue;
+      await this.refuseExisting(table, batch);
+      if (table === 'links') await this.refuseUsedShortIds(batch);
+      await insertMany(this.tx, table, COLUMNS[table], batch.rows);
+    }
+    this.pending.clear();
+    this.pendingCount = 0;
+  }
+
+  private async refuseExisting(table: Table, batch: { rows: unknown[][]; wheres: string[] }): Promise<void> {
+    const noun = CHOSEN_IDS[table];
+    if (!noun) return;
+    const ids = batch.rows.map((row) => row[0] as string);
+    const taken = await this.tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
+    const first = taken[0];
+    if (first) {
+      throw new ImportError(batch.wheres[ids.indexOf(first.id)] ?? 'a record', 'id', `a ${noun} with this id already exists`);
+    }
+  }
+
+  private async refuseUsedShortIds(batch: { rows: unknown[][]; wheres: string[] }): Promise<void> {
+    const shortIds = batch.rows.map((row) => row[3] as string);
+    const taken = await this.tx.query<{ short_id: string }>(
+      'SELECT short_id FROM links WHERE short_id = ANY($1::text[])', [shortIds],
+    );
+    const first = taken[0];
+    if (first) {
+      throw new ImportError(batch.wheres[shortIds.indexOf(first.short_id)] ?? 'a record', 'shortId', 'is already used by another link');
+    }
+  }
+}

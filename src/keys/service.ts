@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Clock } from '../shared/clock.ts';
+import { isUuid } from '../shared/ids.ts';
+import { DISPLAY_PREFIX_LENGTH, generateApiKey, hashApiKey } from './format.ts';
+import * as repo from './repo.ts';
+
+export const MAX_ACTIVE_KEYS_PER_TEAM = 5;
+
+export interface ApiKeyView {
+  id: string;
+  teamId: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export async function createApiKey(
+  db: Database,
+  clock: Clock,
+  input: { teamId: string; name?: string | undefined },
+): Promise<{ key: string; apiKey: ApiKeyView }> {
+  if (!isUuid(input.teamId)) throw new ApiError('not_found', 'Team not found');
+  const name = (input.name ?? 'API key').trim();
+  if (name.length === 0 || name.length > 200) {
+    throw new ApiError('validation_error', 'name must be 1 to 200 characters');
+  }
+  const key = generateApiKey();
+  const row = {
+    id: randomUUID(),
+    teamId: input.teamId,
+    name,
+    keyHash: hashApiKey(key),
+    displayPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    createdAt: clock.now(),
+  };
+  await db.transaction(async (tx) => {
+    if (!(await repo.teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
+    await repo.lockTeam(tx, input.teamId);
+    if ((await repo.countActiveKeys(tx, input.teamId)) >= MAX_ACTIVE_KEYS_PER_TEAM) {
+      throw new ApiError(
+        'conflict',
+        `A team may hold at most ${MAX_ACTIVE_KEYS_PER_TEAM} active API keys; revoke one first`,
+      );
+    }
+    await repo.insertKey(tx, row);
+  });
+  return {
+    key,
+    apiKey: {
+      id: row.id,
+      teamId: row.teamId,
+      name: row.name,
+      prefix: row.displayPrefix,
+      createdAt: row.createdAt.toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
+    },
+  };
+}
+
+export async function listApiKeys(db: Database, teamId: string): Promise<ApiKeyView[]> {
+  if (!isUuid(teamId) || !(await repo.teamExists(db, teamId))) {
+    throw new ApiError('not_found', 'Team not found');
+  }
+  return (await repo.listKeys(db, teamId)).map(toView);
+}
+
+export async function revokeApiKey(db: Database, clock: Clock, keyId: string): Promise<ApiKeyView> {
+  const row = isUuid(keyId) ? await repo.revokeKey(db, keyId, clock.now()) : undefined;
+  if (!row) throw new ApiError('not_found', 'API key not found');
+  return toView(row);
+}
+
+function toView(row: repo.ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    name: row.name,
+    prefix: row.display_prefix,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}

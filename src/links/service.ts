@@ -1,0 +1,42 @@
+import type { Queryable } from '../db/database.ts';
+import { requireDealRoom } from '../deal-rooms/service.ts';
+import { offsetWithin, type Page } from '../http/envelope.ts';
+import type { PageRequest } from '../http/query.ts';
+import * as repo from './repo.ts';
+import type { Link } from './schemas.ts';
+
+export async function listLinks(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+  request: PageRequest,
+  render: LinkRendering,
+): Promise<Page<Link>> {
+  await requireDealRoom(db, teamId, roomId);
+  const total = await repo.countLinks(db, teamId, roomId);
+  const offset = offsetWithin(request, total);
+  if (offset === undefined) return { items: [], total };
+  const rows = await repo.listLinks(db, teamId, roomId, { limit: request.perPage, offset });
+  return { items: rows.map((row) => toLink(row, render)), total };
+}
+
+export interface LinkRendering {
+  appUrl: string;
+  now: Date;
+}
+
+export function toLink(row: repo.LinkRow, { appUrl, now }: LinkRendering): Link {
+  const expired = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
+  return {
+    id: row.id,
+    name: row.name,
+    shortId: row.short_id,
+    url: `${appUrl}/v/${encodeURIComponent(row.short_id)}`,
+    isActive: row.enabled && !expired,
+    requiresEmail: row.requires_email,
+    requiresPassword: row.has_password,
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    totalClicks: row.total_clicks,
+    createdAt: row.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import { importRecords } from '../import/service.ts';
+import type { RawRecord } from '../import/sources.ts';
+import { createApiKey } from '../keys/service.ts';
+import type { Clock } from '../shared/clock.ts';
+
+type Raw = Record<string, unknown>;
+
+export interface Dataset {
+  teams?: Raw[];
+  dealRooms?: Raw[];
+  documents?: Raw[];
+  links?: Raw[];
+  visits?: Raw[];
+  views?: Raw[];
+  downloads?: Raw[];
+}
+
+const SECTION_TYPES = [
+  ['teams', 'team'], ['dealRooms', 'dealRoom'], ['documents', 'document'], ['links', 'link'],
+  ['visits', 'visit'], ['views', 'view'], ['downloads', 'download'],
+] as const;
+
+/** The records of a dataset in import order, as the JSON reader would produce them. */
+export function* datasetRecords(data: Dataset): Generator<RawRecord> {
+  for (const [section, type] of SECTION_TYPES) {
+    for (const [index, raw] of (data[section] ?? []).entries()) {
+      yield { type, raw, where: `${section}[${index}]` };
+    }
+  }
+}
+
+/** Loads a dataset through the real import path. */
+export async function load(db: Database, clock: Clock, data: Dataset): Promise<void> {
+  await importRecords(db, clock, datasetRecords(data));
+}
+
+/** Builders with sensible defaults, so a test states only what it is about. */
+export const make = {
+  team: (over: Raw = {}) => ({ id: randomUUID(), name: 'Acme Capital', ...over }),
+  room: (teamId: string, over: Raw = {}) => ({
+    id: randomUUID(), teamId, name: 'Project Falcon', description: 'Series B data room', status: 'active',
+    createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z', ...over,
+  }),
+  document: (dealRoomId: string, over: Raw = {}) => ({
+    id: randomUUID(), dealRoomId, name: 'Financials.pdf', displayName: null, sourceType: 'upload',
+    pageCount: 12, status: 'published', position: 1,
+    createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z', ...over,
+  }),
+  link: (dealRoomId: string, over: Raw = {}) => ({
+    id: randomUUID(), dealRoomId, name: 'Investors', shortId: randomUUID().slice(0, 12), enabled: true,
+    requiresEmail: true, expiresAt: null, createdAt: '2026-01-11T09:00:00.000Z', ...over,
+  }),
+  view: (linkId: string, documentId: string, viewer: Raw, startedAt: string, durationSeconds = 60) => ({
+    linkId, documentId, viewer, startedAt, durationSeconds,
+  }),
+  visit: (linkId: string, viewer: Raw, at: string) => ({ linkId, viewer, at }),
+  download: (linkId: string, documentId: string, viewer: Raw, at: string) => ({ linkId, documentId, viewer, at }),
+};
+
+/** A team with a fresh API key; returns the plain key. */
+export async function teamWithKey(db: Database, clock: Clock, team: Raw = make.team()) {
+  await load(db, clock, { teams: [team] });
+  const { key, apiKey } = await createApiKey(db, clock, { teamId: team.id as string });
+  return { teamId: team.id as string, key, keyId: apiKey.id };
+}

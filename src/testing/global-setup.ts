@@ -1,0 +1,38 @@
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Decides once whether the shared suites also run on PostgreSQL: TEST_DATABASE_URL, or the
+ * local server when it answers. With REQUIRE_POSTGRES=1 (CI) an unreachable server fails
+ * the run instead of skipping those suites.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
+  const reachable = await canConnect(url);
+  if (!reachable && process.env.REQUIRE_POSTGRES === '1') {
+    throw new Error(`REQUIRE_POSTGRES=1 but PostgreSQL at ${url.replace(/:[^:@/]*@/, ':***@')} is not reachable`);
+  }
+  if (!reachable) console.warn(`PostgreSQL not reachable at ${url}: running on the embedded store only`);
+  project.provide('postgresUrl', reachable ? url : '');
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

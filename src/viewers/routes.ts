@@ -1,0 +1,29 @@
+import { RoomParams } from '../deal-rooms/routes.ts';
+import { ListEnvelope, list } from '../http/envelope.ts';
+import { PaginationQuery, toPageRequest } from '../http/query.ts';
+import { responses } from '../http/responses.ts';
+import type { RouteDeps, TypedFastify } from '../http/types.ts';
+import { ViewerSchema } from './schemas.ts';
+import { listViewers } from './service.ts';
+
+export function viewerRoutes(app: TypedFastify, { db }: RouteDeps): void {
+  app.get(
+    '/deal-rooms/:id/viewers',
+    {
+      schema: {
+        operationId: 'listViewers',
+        summary: 'List viewers',
+        description:
+          "The room's viewers (people with at least one view), with all-time engagement, most recent view first.",
+        params: RoomParams,
+        querystring: PaginationQuery,
+        response: responses(ListEnvelope(ViewerSchema), { validates: true, hasRoomId: true }),
+      },
+    },
+    async (request) => {
+      const pageRequest = toPageRequest(request.query);
+      const page = await listViewers(db, request.caller.teamId, request.params.id, pageRequest);
+      return list(page, pageRequest);
+    },
+  );
+}

@@ -1,0 +1,34 @@
+import type { Queryable } from '../db/database.ts';
+import { requireDealRoom } from '../deal-rooms/service.ts';
+import { offsetWithin, type Page } from '../http/envelope.ts';
+import type { PageRequest } from '../http/query.ts';
+import * as repo from './repo.ts';
+import type { Viewer } from './schemas.ts';
+
+export async function listViewers(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+  request: PageRequest,
+): Promise<Page<Viewer>> {
+  await requireDealRoom(db, teamId, roomId);
+  const total = await repo.countViewers(db, teamId, roomId);
+  const offset = offsetWithin(request, total);
+  if (offset === undefined) return { items: [], total };
+  const rows = await repo.listViewers(db, teamId, roomId, { limit: request.perPage, offset });
+  return { items: rows.map(toViewer), total };
+}
+
+export function toViewer(row: repo.ViewerRow): Viewer {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    firstViewedAt: row.first_viewed_at.toISOString(),
+    lastViewedAt: row.last_viewed_at.toISOString(),
+    totalViews: row.total_views,
+    totalDurationSeconds: row.total_duration_seconds,
+    documentsViewed: row.documents_viewed,
+    linkName: row.link_name,
+  };
+}
