@@ -1,35 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { importRecords } from '../import/service.ts';
-import type { RawRecord } from '../import/sources.ts';
+import { type Dataset, datasetRecords } from '../import/dataset.ts';
 import { createApiKey } from '../keys/service.ts';
 import type { Clock } from '../shared/clock.ts';
 
 type Raw = Record<string, unknown>;
-
-export interface Dataset {
-  teams?: Raw[];
-  dealRooms?: Raw[];
-  documents?: Raw[];
-  links?: Raw[];
-  visits?: Raw[];
-  views?: Raw[];
-  downloads?: Raw[];
-}
-
-const SECTION_TYPES = [
-  ['teams', 'team'], ['dealRooms', 'dealRoom'], ['documents', 'document'], ['links', 'link'],
-  ['visits', 'visit'], ['views', 'view'], ['downloads', 'download'],
-] as const;
-
-/** The records of a dataset in import order, as the JSON reader would produce them. */
-export function* datasetRecords(data: Dataset): Generator<RawRecord> {
-  for (const [section, type] of SECTION_TYPES) {
-    for (const [index, raw] of (data[section] ?? []).entries()) {
-      yield { type, raw, where: `${section}[${index}]` };
-    }
-  }
-}
 
 /** Loads a dataset through the real import path. */
 export async function load(db: Database, clock: Clock, data: Dataset): Promise<void> {

@@ -1,0 +1,60 @@
+import type { Database } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import { ApiError } from '../http/errors.ts';
+import { ImportError } from '../import/records.ts';
+import type { CommandContext } from './context.ts';
+import { UsageError } from './context.ts';
+import type { CommandResult } from './control.ts';
+import { importCommand } from './import.ts';
+import { keysCommand } from './keys.ts';
+import { seedCommand } from './seed.ts';
+
+/** The commands that work on an open store (everything but serve). */
+export const STORE_COMMANDS = ['migrate', 'import', 'seed', 'keys'] as const;
+
+export async function runStoreCommand(ctx: CommandContext, command: string, args: string[]): Promise<void> {
+  const applied = await migrate(ctx.db);
+  switch (command) {
+    case 'migrate':
+      ctx.out(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the schema is up to date');
+      return;
+    case 'import':
+      return importCommand(ctx, args);
+    case 'seed':
+      return seedCommand(ctx, args);
+    case 'keys':
+      return keysCommand(ctx, args);
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+/** A failure as the operator should read it: what went wrong and, for imports, that nothing changed. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof ImportError) return `import failed at ${err.message}\nnothing was imported`;
+  if (err instanceof UsageError || err instanceof ApiError) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  return `unexpected error: ${message}`;
+}
+
+/** Runs a command with its output collected, for a command forwarded to the server. */
+export async function runCaptured(
+  base: Omit<CommandContext, 'out' | 'err'> & { db: Database },
+  args: string[],
+): Promise<CommandResult> {
+  const result: CommandResult = { code: 0, stdout: [], stderr: [] };
+  const [command = '', ...rest] = args;
+  const ctx: CommandContext = {
+    ...base,
+    out: (line) => result.stdout.push(line),
+    err: (line) => result.stderr.push(line),
+  };
+  try {
+    if (!(STORE_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
+    await runStoreCommand(ctx, command, rest);
+  } catch (err) {
+    result.stderr.push(describeFailure(err));
+    result.code = 1;
+  }
+  return result;
+}

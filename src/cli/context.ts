@@ -1,0 +1,17 @@
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+
+/** What a CLI command gets: the store, the clock and where its output goes. */
+export interface CommandContext {
+  config: Readonly<Config>;
+  db: Database;
+  clock: Clock;
+  /** Lines for standard output: results a script may read (a key, a table). */
+  out(line: string): void;
+  /** Lines for standard error: progress and diagnostics. */
+  err(line: string): void;
+}
+
+/** A failure the user can fix; printed as it is, without a stack, exit code 1. */
+export class UsageError extends Error {}

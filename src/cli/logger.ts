@@ -1,0 +1,23 @@
+import { createRequire } from 'node:module';
+import pino, { type Logger } from 'pino';
+import { REDACTED_PATHS } from '../app.ts';
+import type { LogLevel } from '../config.ts';
+
+/** JSON logs, keys and cookies redacted; pretty only when a person is watching a terminal. */
+export function createLogger(level: LogLevel): Logger {
+  const pretty = process.stdout.isTTY && canResolve('pino-pretty');
+  return pino({
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } } : {}),
+  });
+}
+
+function canResolve(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,87 @@
+import { resolve } from 'node:path';
+import { ConfigError, type Config, loadConfig } from '../config.ts';
+import { StoreBusyError } from '../db/lock.ts';
+import { openStore } from '../db/open.ts';
+import { systemClock } from '../shared/clock.ts';
+import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
+import { UsageError } from './context.ts';
+import { runInServer } from './control.ts';
+import { KEYS_USAGE } from './keys.ts';
+import { serve } from './serve.ts';
+
+const USAGE = `usage: dealroom <command>
+
+  serve [--port N] [--host H] [--demo]   run the read API (default 127.0.0.1:8080);
+                                         --demo loads demo data into an empty database
+                                         and prints a key to try
+  migrate                                bring the database schema up to date
+  import FILE                            load a .json or .ndjson file, all or nothing
+  seed --demo                            fill an empty database with demo data; prints a key
+${KEYS_USAGE.replace(/^/gm, '  ')}
+
+Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
+embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    if (command === 'serve') return await serve(config, args);
+    if (!(STORE_COMMANDS as readonly string[]).includes(command)) {
+      throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
+    }
+    return await runWithStore(config, command, args);
+  } catch (err) {
+    console.error(describeFailure(err));
+    return 1;
+  }
+}
+
+/**
+ * Opens the store and runs the command; when a server holds the embedded store, the
+ * command runs inside that server instead (see control.ts).
+ */
+async function runWithStore(config: Readonly<Config>, command: string, args: string[]): Promise<number> {
+  let opened: Awaited<ReturnType<typeof openStore>>;
+  try {
+    opened = await openStore(config);
+  } catch (err) {
+    if (!(err instanceof StoreBusyError) || !err.holder.socket) throw err;
+    const result = await runInServer(err.holder.socket, [command, ...absolutePaths(command, args)]);
+    if (!result) throw err;
+    for (const line of result.stdout) console.log(line);
+    for (const line of result.stderr) console.error(line);
+    return result.code;
+  }
+  const ctx = {
+    config,
+    db: opened.db,
+    clock: systemClock,
+    out: (line: string) => console.log(line),
+    err: (line: string) => console.error(line),
+  };
+  try {
+    await runStoreCommand(ctx, command, args);
+    return 0;
+  } finally {
+    await opened.db.close();
+  }
+}
+
+/** A file named to a server in another folder must be named absolutely. */
+function absolutePaths(command: string, args: string[]): string[] {
+  return command === 'import' ? args.map((arg) => (arg.startsWith('-') ? arg : resolve(arg))) : args;
+}

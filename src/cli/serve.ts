@@ -1,0 +1,88 @@
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../app.ts';
+import { type Config, parsePort } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { openStore } from '../db/open.ts';
+import { systemClock } from '../shared/clock.ts';
+import { runCaptured } from './commands.ts';
+import { UsageError } from './context.ts';
+import { controlSocketPath, startControlServer } from './control.ts';
+import { createLogger } from './logger.ts';
+import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Runs the read API until SIGTERM or SIGINT, then stops taking connections, lets requests
+ * in flight finish, and closes the store. Resolves with the exit code.
+ */
+export async function serve(config: Readonly<Config>, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, host: { type: 'string' }, demo: { type: 'boolean' } },
+  });
+  const problems: string[] = [];
+  const port = parsePort(values.port, config.port, '--port', problems);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  const host = values.host ?? config.host;
+  const logger = createLogger(config.logLevel);
+  const clock = systemClock;
+
+  const { db, lock } = await openStore(config, (err) => logger.warn({ err }, 'database connection lost'));
+  let control: Server | undefined;
+  try {
+    await migrate(db);
+    const demoKey = values.demo ? await prepareDemo(db) : undefined;
+
+    const app = await buildApp({ db, clock, appUrl: config.appUrl, logger });
+    await app.listen({ port, host });
+    const address = app.server.address();
+    const base = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
+    if (lock) {
+      const socket = controlSocketPath(resolve(config.dataDir));
+      control = await startControlServer(socket, (commandArgs) => runCaptured({ config, db, clock }, commandArgs));
+      lock.setSocket(socket);
+    }
+    console.log(`Deal Room Analytics API listening on ${base} (${db.kind} store)`);
+    if (demoKey) printDemo(base, demoKey);
+
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        logger.info({ signal }, 'shutting down: finishing requests in flight');
+        setTimeout(() => {
+          logger.error('requests still running after the grace period; exiting');
+          process.exit(1);
+        }, SHUTDOWN_GRACE_MS).unref();
+        resolve();
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    control?.close();
+    await app.close();
+    return 0;
+  } finally {
+    control?.close();
+    await db.close();
+  }
+
+  async function prepareDemo(database: typeof db): Promise<string | undefined> {
+    if (await isEmpty(database)) return seedDemo(database, clock);
+    if (await hasDemoTeam(database)) return renewDemoKey(database, clock);
+    console.log('The database holds data other than the demo; not seeding it.');
+    return undefined;
+  }
+}
+
+function printDemo(base: string, key: string): void {
+  console.log(`
+Demo data is loaded. Your API key (shown once; a new one is made at each start with --demo):
+
+  ${key}
+
+Try:
+  curl -H "Authorization: Bearer ${key}" ${base}/v1/deal-rooms
+`);
+}
