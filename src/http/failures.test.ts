@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import type { Database } from '../db/database.ts';
+import { ManualClock } from '../shared/clock.ts';
+import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { openTestStore } from '../testing/stores.ts';
+
+/**
+ * A store whose queries start failing on demand, as a database that goes away does. The
+ * error carries SQL and a secret-looking detail that must never reach a client.
+ */
+function breakable(db: Database) {
+  let broken = false;
+  const fail = async () => {
+    throw new Error('connection terminated while running SELECT key_hash FROM api_keys WHERE secret = 42');
+  };
+  const wrapped: Database = {
+    ...db,
+    query: (sql, params) => (broken ? fail() : db.query(sql, params)),
+    ping: () => (broken ? fail() : db.ping()),
+  };
+  return { db: wrapped, setBroken: (value: boolean) => { broken = value; } };
+}
+
+describe('unexpected failures', () => {
+  let store: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    store = await openTestStore('embedded');
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('answers 500 with the generic body, logs the detail with the request id, and recovers', async () => {
+    const { teamId, key } = await teamWithKey(store, clock);
+    const room = make.room(teamId);
+    await load(store, clock, { dealRooms: [room] });
+    const { db, setBroken } = breakable(store);
+    const { Writable } = await import('node:stream');
+    const sink = new Writable({ write(chunk, _enc, done) { logged.push(String(chunk)); done(); } });
+    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: { level: 'error', stream: sink } as never });
+
+    setBroken(true);
+    for (const url of ['/v1/deal-rooms', `/v1/deal-rooms/${room.id}`, `/v1/deal-rooms/${room.id}/analytics`]) {
+      const res = await app.inject({ url, headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-500' } });
+      expect(res.statusCode).toBe(500);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(res.body)).toEqual({ error: 'An unexpected error occurred', code: 'internal_error' });
+      expect(res.body).not.toMatch(/SELECT|secret|stack/i);
+    }
+    expect(logged.some((line) => line.includes('req-500') && line.includes('connection terminated'))).toBe(true);
+    expect(logged.join('')).not.toContain(key);
+
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(JSON.parse(ready.body)).toEqual({ status: 'unavailable', checks: { database: 'unavailable' } });
+
+    setBroken(false);
+    expect((await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    await app.close();
+  });
+});
