@@ -12,6 +12,7 @@ import { controlSocketPath, startControlServer } from './control.ts';
 import { createLogger } from './logger.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed.ts';
 
+/** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
@@ -37,6 +38,13 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     const demoKey = values.demo ? await prepareDemo(db) : undefined;
 
     const app = await buildApp({ db, clock, appUrl: config.appUrl, logger });
+    let closing = false;
+    // Responses finished during shutdown close their connection, so keep-alive clients
+    // do not hold the server open once their last request is answered.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (closing) reply.header('Connection', 'close');
+      return payload;
+    });
     await app.listen({ port, host });
     const address = app.server.address();
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
@@ -51,17 +59,22 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         logger.info({ signal }, 'shutting down: finishing requests in flight');
-        setTimeout(() => {
-          logger.error('requests still running after the grace period; exiting');
-          process.exit(1);
-        }, SHUTDOWN_GRACE_MS).unref();
         resolve();
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    closing = true;
     control?.close();
+    // A connection that opened but never sent a request would hold close() open until
+    // the headers timeout; after the grace period every connection left is cut.
+    const cut = setTimeout(() => {
+      logger.warn('grace period over: closing the connections still open');
+      app.server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
     await app.close();
+    clearTimeout(cut);
+    logger.info('stopped');
     return 0;
   } finally {
     control?.close();

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { make } from '../testing/fixtures.ts';
+import { dealroom, startServer } from '../testing/process.ts';
+import { postgresUrl, storeKinds } from '../testing/stores.ts';
+
+/** Environment selecting a fresh store of the kind: a new data folder, or a new database. */
+async function freshStore(kind: string): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dealroom-cli-'));
+  if (kind === 'embedded') return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => {} };
+  const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: postgresUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl());
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
+  let env: Record<string, string>;
+  let drop: () => Promise<void>;
+  const team = make.team({ name: 'CLI team' });
+  const room = make.room(team.id as string, { name: 'CLI room' });
+
+  beforeAll(async () => {
+    ({ env, drop } = await freshStore(kind));
+    env.APP_URL = 'https://share.example.test/';
+  });
+  afterAll(async () => {
+    await drop();
+  });
+
+  it('migrates, imports, creates keys and serves them; data survives a restart', async () => {
+    expect((await dealroom(['migrate'], env)).stdout).toContain('applied 001_initial');
+    expect((await dealroom(['migrate'], env)).stdout).toContain('up to date');
+
+    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'data.json');
+    writeFileSync(file, JSON.stringify({ teams: [team], dealRooms: [room], links: [make.link(room.id as string, { shortId: 'abc' })] }));
+    const imported = await dealroom(['import', file], env);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^imported 1 team, 1 dealRoom, 0 documents, 1 link, 0 visits, 0 views, 0 downloads in/);
+
+    const created = await dealroom(['keys', 'create', '--team', team.id as string, '--name', 'ci'], env);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^dr_live_[A-Za-z0-9]{38}$/);
+
+    const listed = await dealroom(['keys', 'list', '--team', team.id as string], env);
+    expect(listed.stdout).toContain(key.slice(0, 12));
+    expect(listed.stdout).not.toContain(key);
+
+    for (let round = 0; round < 2; round++) {
+      const server = await startServer([], env);
+      const res = await fetch(`${server.base}/v1/deal-rooms/${room.id}/links`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { url: string }[] };
+      expect(body.data[0]?.url).toBe('https://share.example.test/v/abc');
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('revokes a key while the server runs: its next request fails', async () => {
+    const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
+    const key = created.stdout.trim();
+    const server = await startServer([], env);
+    try {
+      const get = () => fetch(`${server.base}/v1/deal-rooms`, { headers: { 'x-api-key': key } });
+      expect((await get()).status).toBe(200);
+      const id = /created key ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
+      const revoked = await dealroom(['keys', 'revoke', id], env);
+      expect(revoked.code).toBe(0);
+      const res = await get();
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: 'Invalid API key', code: 'unauthorized' });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses a sixth active key with a clear message', async () => {
+    const other = make.team();
+    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'team.ndjson');
+    writeFileSync(file, `${JSON.stringify({ type: 'team', ...other })}\n`);
+    expect((await dealroom(['import', file], env)).code).toBe(0);
+    for (let i = 0; i < 5; i++) expect((await dealroom(['keys', 'create', '--team', other.id as string], env)).code).toBe(0);
+    const sixth = await dealroom(['keys', 'create', '--team', other.id as string], env);
+    expect(sixth.code).toBe(1);
+    expect(sixth.stdout).toBe('');
+    expect(sixth.stderr).toContain('at most 5 active API keys');
+  });
+
+  it('fails an import with the record and field named, exit 1, and nothing imported', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'bad.ndjson');
+    const t = make.team();
+    writeFileSync(file, `${JSON.stringify({ type: 'team', ...t })}\n${JSON.stringify({ type: 'dealRoom', ...make.room(t.id as string), status: 'open' })}\n`);
+    const result = await dealroom(['import', file], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 2, field "status": must be one of: active, archived');
+    expect(result.stderr).toContain('nothing was imported');
+    const keys = await dealroom(['keys', 'list', '--team', t.id as string], env);
+    expect(keys.code).toBe(1);
+    expect(keys.stderr).toContain('Team not found');
+  });
+
+  it('finishes requests in flight on SIGTERM and exits 0', async () => {
+    const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
+    const key = created.stdout.trim();
+    const server = await startServer([], env);
+    const inFlight = Array.from({ length: 5 }, () =>
+      fetch(`${server.base}/v1/deal-rooms/${room.id}/analytics?period=all`, { headers: { 'x-api-key': key } }));
+    // Signal once the server has read every request, so all five are in its hands.
+    while ((server.output().match(/"url":"\/v1\/deal-rooms\/[^"]+\/analytics/g) ?? []).length < 5) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const code = await server.stop('SIGTERM');
+    const statuses = await Promise.all(inFlight.map((p) => p.then((r) => r.status, () => 'refused')));
+    expect(code).toBe(0);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expect(server.output()).toContain('shutting down');
+    expect(server.output()).toContain('"msg":"stopped"');
+    // Idle keep-alive connections were closed, not left to the grace period.
+    expect(server.output()).not.toContain('grace period over');
+    if (kind === 'embedded') expect(existsSync(join(env.DATA_DIR ?? '', 'dealroom.lock'))).toBe(false);
+  });
+});
+
+describe('dealroom configuration', () => {
+  it('lists every configuration problem and exits 1', async () => {
+    const result = await dealroom(['migrate'], { DATABASE_URL: 'mysql://x', PORT: 'eighty', LOG_LEVEL: 'loud', APP_URL: 'ftp://x' });
+    expect(result.code).toBe(1);
+    for (const name of ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'APP_URL']) expect(result.stderr).toContain(name);
+  });
+
+  it('explains an unknown command', async () => {
+    const result = await dealroom(['frobnicate'], {});
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unknown command: frobnicate');
+  });
+});
