@@ -34,16 +34,17 @@ const V1_PATHS = [
 ];
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-];
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
 export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   const logging = isLoggerInstance(deps.logger)
     ? { loggerInstance: deps.logger }
-    : { logger: deps.logger && typeof deps.logger === 'object' ? { redact: REDACTED_PATHS, ...deps.logger } : deps.logger };
+    : {
+        logger:
+          deps.logger && typeof deps.logger === 'object'
+            ? { redact: REDACTED_PATHS, ...deps.logger }
+            : deps.logger,
+      };
   const app = Fastify({
     ...logging,
     genReqId: requestIdFor,
@@ -95,5 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
 }
 
 function isLoggerInstance(logger: AppDeps['logger']): logger is FastifyBaseLogger {
-  return typeof logger === 'object' && logger !== null && 'child' in logger && typeof logger.child === 'function';
+  return (
+    typeof logger === 'object' && logger !== null && 'child' in logger && typeof logger.child === 'function'
+  );
 }

@@ -35,8 +35,22 @@ describe('periodDays', () => {
 describe('fillDailySeries', () => {
   it('has one zero-filled item per day, oldest first', () => {
     const bounds = periodDays('7d', new Date('2026-01-03T05:00:00Z'), room);
-    const series = fillDailySeries(bounds, new Map([['2025-12-29', 4], ['2026-01-03', 1]]));
-    expect(series.map((d) => d.date)).toEqual(['2025-12-28', '2025-12-29', '2025-12-30', '2025-12-31', '2026-01-01', '2026-01-02', '2026-01-03']);
+    const series = fillDailySeries(
+      bounds,
+      new Map([
+        ['2025-12-29', 4],
+        ['2026-01-03', 1],
+      ]),
+    );
+    expect(series.map((d) => d.date)).toEqual([
+      '2025-12-28',
+      '2025-12-29',
+      '2025-12-30',
+      '2025-12-31',
+      '2026-01-01',
+      '2026-01-02',
+      '2026-01-03',
+    ]);
     expect(series.map((d) => d.views)).toEqual([0, 4, 0, 0, 0, 0, 1]);
   });
 });

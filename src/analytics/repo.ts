@@ -49,13 +49,7 @@ export async function downloadCount(
 }
 
 /** Views per UTC day; a view stamped after today (ingest allows a few minutes) counts today. */
-export async function viewsPerDay(
-  db: Queryable,
-  teamId: string,
-  roomId: string,
-  since: Date,
-  today: Date,
-) {
+export async function viewsPerDay(db: Queryable, teamId: string, roomId: string, since: Date, today: Date) {
   return db.query<{ day: string; views: number }>(
     `SELECT to_char(least((started_at AT TIME ZONE 'UTC')::date, $4::date), 'YYYY-MM-DD') AS day,
             count(*)::int AS views
@@ -85,13 +79,7 @@ export async function topDocuments(
   );
 }
 
-export async function topLinks(
-  db: Queryable,
-  teamId: string,
-  roomId: string,
-  since: Date,
-  limit: number,
-) {
+export async function topLinks(db: Queryable, teamId: string, roomId: string, since: Date, limit: number) {
   return db.query<{ id: string; name: string; clicks: number }>(
     `SELECT vi.link_id AS id, l.name, count(*)::int AS clicks
        FROM visits vi JOIN links l ON l.id = vi.link_id

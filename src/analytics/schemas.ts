@@ -5,10 +5,15 @@ import { PERIODS } from '../http/query.ts';
 export const AnalyticsSchema = Type.Object(
   {
     dealRoomId: Uuid(),
-    period: Type.Union(PERIODS.map((p) => Type.Literal(p)), { description: 'The period used' }),
+    period: Type.Union(
+      PERIODS.map((p) => Type.Literal(p)),
+      { description: 'The period used' },
+    ),
     totalViews: Type.Integer(),
     uniqueViewers: Type.Integer({ description: 'Distinct viewers with a view in the period' }),
-    avgViewDurationSeconds: Type.Integer({ description: 'Mean duration of those views, rounded half up' }),
+    avgViewDurationSeconds: Type.Integer({
+      description: 'Mean duration of those views, rounded half up',
+    }),
     totalDownloads: Type.Integer(),
     topDocuments: Type.Array(
       Type.Object(
@@ -27,7 +32,10 @@ export const AnalyticsSchema = Type.Object(
         { linkId: Uuid(), name: Type.String(), clicks: Type.Integer() },
         { additionalProperties: false },
       ),
-      { maxItems: 10, description: 'At most 10, by clicks in the period descending, then name, then id' },
+      {
+        maxItems: 10,
+        description: 'At most 10, by clicks in the period descending, then name, then id',
+      },
     ),
     viewsOverTime: Type.Array(
       Type.Object(

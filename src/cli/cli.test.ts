@@ -49,10 +49,19 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
     expect((await dealroom(['migrate'], env)).stdout).toContain('up to date');
 
     const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'data.json');
-    writeFileSync(file, JSON.stringify({ teams: [team], dealRooms: [room], links: [make.link(room.id as string, { shortId: 'abc' })] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        teams: [team],
+        dealRooms: [room],
+        links: [make.link(room.id as string, { shortId: 'abc' })],
+      }),
+    );
     const imported = await dealroom(['import', file], env);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported 1 team, 1 dealRoom, 0 documents, 1 link, 0 visits, 0 views, 0 downloads in/);
+    expect(imported.stdout).toMatch(
+      /^imported 1 team, 1 dealRoom, 0 documents, 1 link, 0 visits, 0 views, 0 downloads in/,
+    );
 
     const created = await dealroom(['keys', 'create', '--team', team.id as string, '--name', 'ci'], env);
     expect(created.code).toBe(0);
@@ -65,7 +74,9 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
 
     for (let round = 0; round < 2; round++) {
       const server = await startServer([], env);
-      const res = await fetch(`${server.base}/v1/deal-rooms/${room.id}/links`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${server.base}/v1/deal-rooms/${room.id}/links`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { data: { url: string }[] };
       expect(body.data[0]?.url).toBe('https://share.example.test/v/abc');
@@ -96,7 +107,8 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
     const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'team.ndjson');
     writeFileSync(file, `${JSON.stringify({ type: 'team', ...other })}\n`);
     expect((await dealroom(['import', file], env)).code).toBe(0);
-    for (let i = 0; i < 5; i++) expect((await dealroom(['keys', 'create', '--team', other.id as string], env)).code).toBe(0);
+    for (let i = 0; i < 5; i++)
+      expect((await dealroom(['keys', 'create', '--team', other.id as string], env)).code).toBe(0);
     const sixth = await dealroom(['keys', 'create', '--team', other.id as string], env);
     expect(sixth.code).toBe(1);
     expect(sixth.stdout).toBe('');
@@ -106,7 +118,10 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
   it('fails an import with the record and field named, exit 1, and nothing imported', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'bad.ndjson');
     const t = make.team();
-    writeFileSync(file, `${JSON.stringify({ type: 'team', ...t })}\n${JSON.stringify({ type: 'dealRoom', ...make.room(t.id as string), status: 'open' })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ type: 'team', ...t })}\n${JSON.stringify({ type: 'dealRoom', ...make.room(t.id as string), status: 'open' })}\n`,
+    );
     const result = await dealroom(['import', file], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('line 2, field "status": must be one of: active, archived');
@@ -121,13 +136,23 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
     const key = created.stdout.trim();
     const server = await startServer([], env);
     const inFlight = Array.from({ length: 5 }, () =>
-      fetch(`${server.base}/v1/deal-rooms/${room.id}/analytics?period=all`, { headers: { 'x-api-key': key } }));
+      fetch(`${server.base}/v1/deal-rooms/${room.id}/analytics?period=all`, {
+        headers: { 'x-api-key': key },
+      }),
+    );
     // Signal once the server has read every request, so all five are in its hands.
     while ((server.output().match(/"url":"\/v1\/deal-rooms\/[^"]+\/analytics/g) ?? []).length < 5) {
       await new Promise((r) => setTimeout(r, 1));
     }
     const code = await server.stop('SIGTERM');
-    const statuses = await Promise.all(inFlight.map((p) => p.then((r) => r.status, () => 'refused')));
+    const statuses = await Promise.all(
+      inFlight.map((p) =>
+        p.then(
+          (r) => r.status,
+          () => 'refused',
+        ),
+      ),
+    );
     expect(code).toBe(0);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     expect(server.output()).toContain('shutting down');
@@ -140,9 +165,15 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
 
 describe('dealroom configuration', () => {
   it('lists every configuration problem and exits 1', async () => {
-    const result = await dealroom(['migrate'], { DATABASE_URL: 'mysql://x', PORT: 'eighty', LOG_LEVEL: 'loud', APP_URL: 'ftp://x' });
+    const result = await dealroom(['migrate'], {
+      DATABASE_URL: 'mysql://x',
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      APP_URL: 'ftp://x',
+    });
     expect(result.code).toBe(1);
-    for (const name of ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'APP_URL']) expect(result.stderr).toContain(name);
+    for (const name of ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'APP_URL'])
+      expect(result.stderr).toContain(name);
   });
 
   it('explains an unknown command', async () => {

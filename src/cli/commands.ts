@@ -50,7 +50,8 @@ export async function runCaptured(
     err: (line) => result.stderr.push(line),
   };
   try {
-    if (!(STORE_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
+    if (!(STORE_COMMANDS as readonly string[]).includes(command))
+      throw new UsageError(`unknown command: ${command}`);
     await runStoreCommand(ctx, command, rest);
   } catch (err) {
     result.stderr.push(describeFailure(err));

@@ -60,7 +60,11 @@ export function runInServer(socket: string, args: string[]): Promise<CommandResu
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         try {
-          resolve(res.statusCode === 200 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandResult) : undefined);
+          resolve(
+            res.statusCode === 200
+              ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandResult)
+              : undefined,
+          );
         } catch {
           resolve(undefined);
         }

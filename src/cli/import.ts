@@ -11,9 +11,13 @@ export async function importCommand(ctx: CommandContext, args: string[]): Promis
   const counts = await importRecords(ctx.db, ctx.clock, readImportFile(file), {
     onProgress: (records) => {
       const seconds = (Date.now() - started) / 1000;
-      ctx.err(`… ${records.toLocaleString('en-US')} records read (${Math.round(records / seconds).toLocaleString('en-US')}/s)`);
+      ctx.err(
+        `… ${records.toLocaleString('en-US')} records read (${Math.round(records / seconds).toLocaleString('en-US')}/s)`,
+      );
     },
   });
-  const summary = Object.entries(counts).map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`).join(', ');
+  const summary = Object.entries(counts)
+    .map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`)
+    .join(', ');
   ctx.out(`imported ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -16,7 +16,10 @@ export async function keysCommand(ctx: CommandContext, args: string[]): Promise<
   switch (action) {
     case 'create': {
       if (!values.team) throw new UsageError(`--team is required\n${KEYS_USAGE}`);
-      const { key, apiKey } = await createApiKey(ctx.db, ctx.clock, { teamId: values.team, name: values.name });
+      const { key, apiKey } = await createApiKey(ctx.db, ctx.clock, {
+        teamId: values.team,
+        name: values.name,
+      });
       ctx.err(`created key ${apiKey.id} (${apiKey.name}) for team ${apiKey.teamId}; it is shown only now:`);
       ctx.out(key);
       return;
@@ -26,7 +29,16 @@ export async function keysCommand(ctx: CommandContext, args: string[]): Promise<
       const keys = await listApiKeys(ctx.db, values.team);
       ctx.out(['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED', 'REVOKED'].join('\t'));
       for (const key of keys) {
-        ctx.out([key.id, `${key.prefix}…`, key.name, key.createdAt, key.lastUsedAt ?? '-', key.revokedAt ?? '-'].join('\t'));
+        ctx.out(
+          [
+            key.id,
+            `${key.prefix}…`,
+            key.name,
+            key.createdAt,
+            key.lastUsedAt ?? '-',
+            key.revokedAt ?? '-',
+          ].join('\t'),
+        );
       }
       return;
     }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, type Config, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
 import { systemClock } from '../shared/clock.ts';

@@ -50,7 +50,9 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
     if (lock) {
       const socket = controlSocketPath(resolve(config.dataDir));
-      control = await startControlServer(socket, (commandArgs) => runCaptured({ config, db, clock }, commandArgs));
+      control = await startControlServer(socket, (commandArgs) =>
+        runCaptured({ config, db, clock }, commandArgs),
+      );
       lock.setSocket(socket);
     }
     console.log(`Deal Room Analytics API listening on ${base} (${db.kind} store)`);

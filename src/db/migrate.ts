@@ -38,9 +38,7 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
   for (const migration of migrations) {
     const didApply = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
-        migration.version,
-      ]);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
       if (done.length > 0) return false;
       await tx.exec(migration.sql);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [

@@ -29,11 +29,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
   }
 
-  const run = async <Row>(
-    client: pg.Pool | pg.PoolClient,
-    sql: string,
-    params?: readonly unknown[],
-  ) => (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
+  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
+    (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
 
   return {
     kind: 'postgres',

@@ -73,9 +73,9 @@ export async function findDealRoom(
 
 /** The room's id when it belongs to the team, else undefined. */
 export async function findRoomId(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
-  const rows = await db.query<{ id: string }>(
-    'SELECT id FROM deal_rooms WHERE id = $1 AND team_id = $2',
-    [id, teamId],
-  );
+  const rows = await db.query<{ id: string }>('SELECT id FROM deal_rooms WHERE id = $1 AND team_id = $2', [
+    id,
+    teamId,
+  ]);
   return rows[0]?.id;
 }

@@ -24,8 +24,14 @@ describe.each(storeKinds())('deal rooms (%s store)', (kind) => {
     const other = await teamWithKey(db, clock);
     const older = make.room(teamId, { name: 'Older', updatedAt: '2026-02-01T00:00:00.000Z' });
     const newer = make.room(teamId, { name: 'Newer', updatedAt: '2026-03-01T00:00:00.000Z' });
-    const tieA = make.room(teamId, { id: '00000000-0000-4000-8000-00000000000a', updatedAt: '2026-01-15T00:00:00.000Z' });
-    const tieB = make.room(teamId, { id: '00000000-0000-4000-8000-00000000000b', updatedAt: '2026-01-15T00:00:00.000Z' });
+    const tieA = make.room(teamId, {
+      id: '00000000-0000-4000-8000-00000000000a',
+      updatedAt: '2026-01-15T00:00:00.000Z',
+    });
+    const tieB = make.room(teamId, {
+      id: '00000000-0000-4000-8000-00000000000b',
+      updatedAt: '2026-01-15T00:00:00.000Z',
+    });
     const foreign = make.room(other.teamId, { updatedAt: '2026-04-01T00:00:00.000Z' });
     await load(db, clock, { dealRooms: [tieB, older, foreign, newer, tieA] });
 
@@ -52,17 +58,35 @@ describe.each(storeKinds())('deal rooms (%s store)', (kind) => {
       links: [link, disabled],
       views: [
         make.view(link.id as string, published.id as string, ann, '2026-05-01T10:00:00Z', 10),
-        make.view(link.id as string, draft.id as string, { email: 'ann@example.com' }, '2026-05-02T10:00:00Z', 15),
-        make.view(link.id as string, published.id as string, { visitorId: 'v-1' }, '2026-05-03T10:00:00Z', 20),
+        make.view(
+          link.id as string,
+          draft.id as string,
+          { email: 'ann@example.com' },
+          '2026-05-02T10:00:00Z',
+          15,
+        ),
+        make.view(
+          link.id as string,
+          published.id as string,
+          { visitorId: 'v-1' },
+          '2026-05-03T10:00:00Z',
+          20,
+        ),
       ],
     });
 
     const list = await api.get('/v1/deal-rooms?status=archived', key);
     expect(list.body.data).toEqual([
       {
-        id: room.id, name: 'Falcon', description: 'desc', status: 'archived',
-        documentCount: 1, linkCount: 2, totalViews: 3,
-        createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z',
+        id: room.id,
+        name: 'Falcon',
+        description: 'desc',
+        status: 'archived',
+        documentCount: 1,
+        linkCount: 2,
+        totalViews: 3,
+        createdAt: '2026-01-10T09:00:00.000Z',
+        updatedAt: '2026-01-10T09:00:00.000Z',
       },
     ]);
 
@@ -70,9 +94,17 @@ describe.each(storeKinds())('deal rooms (%s store)', (kind) => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual({
       data: {
-        id: room.id, name: 'Falcon', description: 'desc', status: 'archived',
-        documentCount: 1, linkCount: 2, totalViews: 3, uniqueViewers: 2, avgViewDurationSeconds: 15,
-        createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z',
+        id: room.id,
+        name: 'Falcon',
+        description: 'desc',
+        status: 'archived',
+        documentCount: 1,
+        linkCount: 2,
+        totalViews: 3,
+        uniqueViewers: 2,
+        avgViewDurationSeconds: 15,
+        createdAt: '2026-01-10T09:00:00.000Z',
+        updatedAt: '2026-01-10T09:00:00.000Z',
       },
       meta: { apiVersion: '2026-04-01' },
     });

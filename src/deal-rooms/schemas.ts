@@ -18,10 +18,7 @@ const times = {
 };
 
 /** A deal room as the list shows it. */
-export const DealRoomSchema = Type.Object(
-  { ...head, ...counts, ...times },
-  { additionalProperties: false },
-);
+export const DealRoomSchema = Type.Object({ ...head, ...counts, ...times }, { additionalProperties: false });
 
 /** A deal room as the single-room response (and webhook payloads) show it. */
 export const DealRoomDetailSchema = Type.Object(

@@ -12,7 +12,11 @@ export interface DocumentRow {
   updated_at: Date;
 }
 
-export async function countPublishedDocuments(db: Queryable, teamId: string, roomId: string): Promise<number> {
+export async function countPublishedDocuments(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+): Promise<number> {
   const rows = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n
        FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id

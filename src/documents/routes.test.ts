@@ -10,19 +10,41 @@ describe.each(storeKinds())('documents (%s store)', (kind) => {
     const { teamId, key } = await teamWithKey(s.db, s.clock);
     const room = make.room(teamId);
     const roomId = room.id as string;
-    const second = make.document(roomId, { name: 'Deck.pdf', position: 2, displayName: 'Pitch deck', sourceType: 'google_drive', pageCount: 30 });
-    const firstB = make.document(roomId, { id: '00000000-0000-4000-8000-0000000000bb', position: 1 });
-    const firstA = make.document(roomId, { id: '00000000-0000-4000-8000-0000000000aa', position: 1 });
+    const second = make.document(roomId, {
+      name: 'Deck.pdf',
+      position: 2,
+      displayName: 'Pitch deck',
+      sourceType: 'google_drive',
+      pageCount: 30,
+    });
+    const firstB = make.document(roomId, {
+      id: '00000000-0000-4000-8000-0000000000bb',
+      position: 1,
+    });
+    const firstA = make.document(roomId, {
+      id: '00000000-0000-4000-8000-0000000000aa',
+      position: 1,
+    });
     const draft = make.document(roomId, { position: 0, status: 'draft' });
     const archived = make.document(roomId, { position: 0, status: 'archived' });
-    await load(s.db, s.clock, { dealRooms: [room], documents: [second, draft, firstB, archived, firstA] });
+    await load(s.db, s.clock, {
+      dealRooms: [room],
+      documents: [second, draft, firstB, archived, firstA],
+    });
 
     const res = await s.api.get(`/v1/deal-rooms/${roomId}/documents`, key);
     expect(res.status).toBe(200);
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual([firstA.id, firstB.id, second.id]);
     expect(res.body.data[2]).toEqual({
-      id: second.id, name: 'Deck.pdf', displayName: 'Pitch deck', sourceType: 'google_drive', pageCount: 30,
-      status: 'published', position: 2, createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z',
+      id: second.id,
+      name: 'Deck.pdf',
+      displayName: 'Pitch deck',
+      sourceType: 'google_drive',
+      pageCount: 30,
+      status: 'published',
+      position: 2,
+      createdAt: '2026-01-10T09:00:00.000Z',
+      updatedAt: '2026-01-10T09:00:00.000Z',
     });
     expect(res.body.data[0].displayName).toBeNull();
     expect(res.body.meta.pagination).toEqual({ page: 1, perPage: 20, total: 3, totalPages: 1 });

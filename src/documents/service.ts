@@ -15,7 +15,10 @@ export async function listDocuments(
   const total = await repo.countPublishedDocuments(db, teamId, roomId);
   const offset = offsetWithin(request, total);
   if (offset === undefined) return { items: [], total };
-  const rows = await repo.listPublishedDocuments(db, teamId, roomId, { limit: request.perPage, offset });
+  const rows = await repo.listPublishedDocuments(db, teamId, roomId, {
+    limit: request.perPage,
+    offset,
+  });
   return { items: rows.map(toDocument), total };
 }
 

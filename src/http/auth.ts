@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { hashesEqual, hashApiKey, isWellFormedApiKey } from '../keys/format.ts';
+import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../keys/format.ts';
 import { findActiveKeyByHash, touchKey } from '../keys/repo.ts';
 import type { Clock } from '../shared/clock.ts';
 import { apiErrors } from './errors.ts';

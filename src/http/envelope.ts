@@ -4,7 +4,12 @@ import type { PageRequest } from './query.ts';
 export const API_VERSION = '2026-04-01';
 
 const Meta = Type.Object(
-  { apiVersion: Type.String({ description: 'Release date of the API version, YYYY-MM-DD', examples: [API_VERSION] }) },
+  {
+    apiVersion: Type.String({
+      description: 'Release date of the API version, YYYY-MM-DD',
+      examples: [API_VERSION],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -34,7 +39,10 @@ export function ListEnvelope<T extends TSchema>(item: T) {
   return Type.Object(
     {
       data: Type.Array(item),
-      meta: Type.Object({ apiVersion: Meta.properties.apiVersion, pagination: PaginationSchema }, { additionalProperties: false }),
+      meta: Type.Object(
+        { apiVersion: Meta.properties.apiVersion, pagination: PaginationSchema },
+        { additionalProperties: false },
+      ),
     },
     { additionalProperties: false },
   );

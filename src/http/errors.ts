@@ -31,14 +31,11 @@ export class ApiError extends Error {
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 
 export const apiErrors = {
-  keyRequired: () =>
-    new ApiError('unauthorized', 'API key is required', { 'WWW-Authenticate': 'Bearer' }),
-  invalidKey: () =>
-    new ApiError('unauthorized', 'Invalid API key', { 'WWW-Authenticate': 'Bearer' }),
+  keyRequired: () => new ApiError('unauthorized', 'API key is required', { 'WWW-Authenticate': 'Bearer' }),
+  invalidKey: () => new ApiError('unauthorized', 'Invalid API key', { 'WWW-Authenticate': 'Bearer' }),
   dealRoomNotFound: () => new ApiError('not_found', 'Deal room not found'),
   routeNotFound: () => new ApiError('not_found', 'Not found'),
-  methodNotAllowed: () =>
-    new ApiError('method_not_allowed', 'Method not allowed', { Allow: 'GET, HEAD' }),
+  methodNotAllowed: () => new ApiError('method_not_allowed', 'Method not allowed', { Allow: 'GET, HEAD' }),
 };
 
 /**

@@ -19,7 +19,12 @@ function breakable(db: Database) {
     query: (sql, params) => (broken ? fail() : db.query(sql, params)),
     ping: () => (broken ? fail() : db.ping()),
   };
-  return { db: wrapped, setBroken: (value: boolean) => { broken = value; } };
+  return {
+    db: wrapped,
+    setBroken: (value: boolean) => {
+      broken = value;
+    },
+  };
 }
 
 describe('unexpected failures', () => {
@@ -40,23 +45,48 @@ describe('unexpected failures', () => {
     await load(store, clock, { dealRooms: [room] });
     const { db, setBroken } = breakable(store);
     const { Writable } = await import('node:stream');
-    const sink = new Writable({ write(chunk, _enc, done) { logged.push(String(chunk)); done(); } });
-    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: { level: 'error', stream: sink } as never });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        logged.push(String(chunk));
+        done();
+      },
+    });
+    const app = await buildApp({
+      db,
+      clock,
+      appUrl: 'https://x.test',
+      logger: { level: 'error', stream: sink } as never,
+    });
 
     setBroken(true);
-    for (const url of ['/v1/deal-rooms', `/v1/deal-rooms/${room.id}`, `/v1/deal-rooms/${room.id}/analytics`]) {
-      const res = await app.inject({ url, headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-500' } });
+    for (const url of [
+      '/v1/deal-rooms',
+      `/v1/deal-rooms/${room.id}`,
+      `/v1/deal-rooms/${room.id}/analytics`,
+    ]) {
+      const res = await app.inject({
+        url,
+        headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-500' },
+      });
       expect(res.statusCode).toBe(500);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(JSON.parse(res.body)).toEqual({ error: 'An unexpected error occurred', code: 'internal_error' });
+      expect(JSON.parse(res.body)).toEqual({
+        error: 'An unexpected error occurred',
+        code: 'internal_error',
+      });
       expect(res.body).not.toMatch(/SELECT|secret|stack/i);
     }
-    expect(logged.some((line) => line.includes('req-500') && line.includes('connection terminated'))).toBe(true);
+    expect(logged.some((line) => line.includes('req-500') && line.includes('connection terminated'))).toBe(
+      true,
+    );
     expect(logged.join('')).not.toContain(key);
 
     const ready = await app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(503);
-    expect(JSON.parse(ready.body)).toEqual({ status: 'unavailable', checks: { database: 'unavailable' } });
+    expect(JSON.parse(ready.body)).toEqual({
+      status: 'unavailable',
+      checks: { database: 'unavailable' },
+    });
 
     setBroken(false);
     expect((await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })).statusCode).toBe(200);

@@ -14,7 +14,14 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
 
   describe('authentication', () => {
     it('answers 401 "API key is required" without a key, or with an empty one', async () => {
-      for (const headers of [{}, { authorization: '' }, { authorization: 'Bearer ' }, { 'x-api-key': '' }, { 'x-api-key': '   ' }]) {
+      const cases: Record<string, string>[] = [
+        {},
+        { authorization: '' },
+        { authorization: 'Bearer ' },
+        { 'x-api-key': '' },
+        { 'x-api-key': '   ' },
+      ];
+      for (const headers of cases) {
         const res = await s.api.get('/v1/deal-rooms', undefined, headers);
         expect(res.status).toBe(401);
         expect(res.body).toEqual(REQUIRED);
@@ -31,7 +38,14 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       const unknownButWellFormed = generateApiKey();
       expect(isWellFormedApiKey(unknownButWellFormed) && isWellFormedApiKey(key)).toBe(true);
       expect(isWellFormedApiKey(mistyped)).toBe(false);
-      for (const bad of ['nope', 'dr_live_short', mistyped, revoked.key, unknownButWellFormed, `Basic ${key}`]) {
+      for (const bad of [
+        'nope',
+        'dr_live_short',
+        mistyped,
+        revoked.key,
+        unknownButWellFormed,
+        `Basic ${key}`,
+      ]) {
         const headers = bad.startsWith('Basic') ? { authorization: bad } : { authorization: `Bearer ${bad}` };
         const res = await s.api.get('/v1/deal-rooms', undefined, headers);
         expect(res.status, bad).toBe(401);
@@ -42,12 +56,22 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
 
     it('accepts the key as Bearer (any case) or X-API-Key, and prefers Authorization', async () => {
       const { key } = await teamWithKey(s.db, s.clock);
-      expect((await s.api.get('/v1/deal-rooms', undefined, { authorization: `bearer ${key}` })).status).toBe(200);
-      expect((await s.api.get('/v1/deal-rooms', undefined, { authorization: `BEARER ${key}` })).status).toBe(200);
+      expect((await s.api.get('/v1/deal-rooms', undefined, { authorization: `bearer ${key}` })).status).toBe(
+        200,
+      );
+      expect((await s.api.get('/v1/deal-rooms', undefined, { authorization: `BEARER ${key}` })).status).toBe(
+        200,
+      );
       expect((await s.api.get('/v1/deal-rooms', undefined, { 'x-api-key': key })).status).toBe(200);
-      const both = await s.api.get('/v1/deal-rooms', undefined, { authorization: `Bearer ${key}`, 'x-api-key': 'junk' });
+      const both = await s.api.get('/v1/deal-rooms', undefined, {
+        authorization: `Bearer ${key}`,
+        'x-api-key': 'junk',
+      });
       expect(both.status).toBe(200);
-      const wrongAuthorization = await s.api.get('/v1/deal-rooms', undefined, { authorization: 'Bearer junk', 'x-api-key': key });
+      const wrongAuthorization = await s.api.get('/v1/deal-rooms', undefined, {
+        authorization: 'Bearer junk',
+        'x-api-key': key,
+      });
       expect(wrongAuthorization.status).toBe(401);
       expect(wrongAuthorization.body).toEqual(INVALID);
     });
@@ -63,7 +87,10 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       const { key, keyId } = await teamWithKey(s.db, s.clock);
       const lastUsed = async () => {
         await new Promise((r) => setTimeout(r, 50)); // written off the request path
-        const rows = await s.db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM api_keys WHERE id = $1', [keyId]);
+        const rows = await s.db.query<{ last_used_at: Date | null }>(
+          'SELECT last_used_at FROM api_keys WHERE id = $1',
+          [keyId],
+        );
         return rows[0]?.last_used_at?.toISOString() ?? null;
       };
       expect(await lastUsed()).toBeNull();
@@ -96,7 +123,10 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
           const res = await s.api.app.inject({ method, url });
           expect(res.statusCode).toBe(405);
           expect(res.headers.allow).toBe('GET, HEAD');
-          expect(JSON.parse(res.body)).toEqual({ error: 'Method not allowed', code: 'method_not_allowed' });
+          expect(JSON.parse(res.body)).toEqual({
+            error: 'Method not allowed',
+            code: 'method_not_allowed',
+          });
         }
       }
     });
@@ -112,10 +142,23 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
 
   describe('query values', () => {
     it.each([
-      ['page=0', 'page'], ['page=-1', 'page'], ['page=1.5', 'page'], ['page=abc', 'page'], ['page=', 'page'],
-      ['page=1e1', 'page'], ['page=0x10', 'page'], ['page=%201', 'page'], ['page=1&page=2', 'page'],
-      ['per_page=0', 'per_page'], ['per_page=-5', 'per_page'], ['per_page=2.5', 'per_page'], ['per_page=', 'per_page'],
-      ['status=ACTIVE', 'status'], ['status=deleted', 'status'], ['status=', 'status'], ['status=active&status=archived', 'status'],
+      ['page=0', 'page'],
+      ['page=-1', 'page'],
+      ['page=1.5', 'page'],
+      ['page=abc', 'page'],
+      ['page=', 'page'],
+      ['page=1e1', 'page'],
+      ['page=0x10', 'page'],
+      ['page=%201', 'page'],
+      ['page=1&page=2', 'page'],
+      ['per_page=0', 'per_page'],
+      ['per_page=-5', 'per_page'],
+      ['per_page=2.5', 'per_page'],
+      ['per_page=', 'per_page'],
+      ['status=ACTIVE', 'status'],
+      ['status=deleted', 'status'],
+      ['status=', 'status'],
+      ['status=active&status=archived', 'status'],
     ])('refuses %s with a 400 naming %s', async (query, param) => {
       const { key } = await teamWithKey(s.db, s.clock);
       const res = await s.api.get(`/v1/deal-rooms?${query}`, key);
@@ -125,15 +168,18 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       expect(res.body.error.startsWith(`${param} `)).toBe(true);
     });
 
-    it.each(['period=1d', 'period=ALL', 'period=', 'period=7d&period=30d'])('refuses analytics %s', async (query) => {
-      const { teamId, key } = await teamWithKey(s.db, s.clock);
-      const room = make.room(teamId);
-      await load(s.db, s.clock, { dealRooms: [room] });
-      const res = await s.api.get(`/v1/deal-rooms/${room.id}/analytics?${query}`, key);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('validation_error');
-      expect(res.body.error.startsWith('period ')).toBe(true);
-    });
+    it.each(['period=1d', 'period=ALL', 'period=', 'period=7d&period=30d'])(
+      'refuses analytics %s',
+      async (query) => {
+        const { teamId, key } = await teamWithKey(s.db, s.clock);
+        const room = make.room(teamId);
+        await load(s.db, s.clock, { dealRooms: [room] });
+        const res = await s.api.get(`/v1/deal-rooms/${room.id}/analytics?${query}`, key);
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('validation_error');
+        expect(res.body.error.startsWith('period ')).toBe(true);
+      },
+    );
 
     it('clamps per_page above 100, accepts leading zeros, and ignores unknown parameters', async () => {
       const { key } = await teamWithKey(s.db, s.clock);
@@ -146,7 +192,9 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
   describe('pagination', () => {
     it('walks every page without skips or repeats, and answers a page past the end with []', async () => {
       const { teamId, key } = await teamWithKey(s.db, s.clock);
-      const rooms = Array.from({ length: 7 }, (_, i) => make.room(teamId, { updatedAt: `2026-03-0${1 + (i % 3)}T00:00:00.000Z` }));
+      const rooms = Array.from({ length: 7 }, (_, i) =>
+        make.room(teamId, { updatedAt: `2026-03-0${1 + (i % 3)}T00:00:00.000Z` }),
+      );
       await load(s.db, s.clock, { dealRooms: rooms });
       const seen: string[] = [];
       for (let page = 1; page <= 3; page++) {
@@ -157,7 +205,13 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       expect(new Set(seen).size).toBe(7);
       const past = await s.api.get('/v1/deal-rooms?per_page=3&page=4', key);
       expect(past.status).toBe(200);
-      expect(past.body).toEqual({ data: [], meta: { apiVersion: '2026-04-01', pagination: { page: 4, perPage: 3, total: 7, totalPages: 3 } } });
+      expect(past.body).toEqual({
+        data: [],
+        meta: {
+          apiVersion: '2026-04-01',
+          pagination: { page: 4, perPage: 3, total: 7, totalPages: 3 },
+        },
+      });
       const far = await s.api.get('/v1/deal-rooms?page=999999999999999', key);
       expect(far.body.data).toEqual([]);
       expect(far.body.meta.pagination.page).toBe(999999999999999);
@@ -167,7 +221,9 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
   describe('headers', () => {
     it('echoes a sane X-Request-Id and replaces anything else', async () => {
       const { key } = await teamWithKey(s.db, s.clock);
-      expect((await s.api.get('/v1/deal-rooms', key, { 'x-request-id': 'abc-123' })).headers['x-request-id']).toBe('abc-123');
+      expect(
+        (await s.api.get('/v1/deal-rooms', key, { 'x-request-id': 'abc-123' })).headers['x-request-id'],
+      ).toBe('abc-123');
       const odd = await s.api.get('/v1/deal-rooms', key, { 'x-request-id': 'bad id <script>' });
       expect(odd.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect((await s.api.get('/v1/unknown')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -203,9 +259,17 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       const { teamId, key } = await teamWithKey(s.db, s.clock);
       const room = make.room(teamId);
       await load(s.db, s.clock, { dealRooms: [room] });
-      for (const url of ['/v1/deal-rooms', `/v1/deal-rooms/${room.id}`, `/v1/deal-rooms/${room.id}/analytics`]) {
+      for (const url of [
+        '/v1/deal-rooms',
+        `/v1/deal-rooms/${room.id}`,
+        `/v1/deal-rooms/${room.id}/analytics`,
+      ]) {
         const get = await s.api.get(url, key);
-        const head = await s.api.app.inject({ method: 'HEAD', url, headers: { authorization: `Bearer ${key}` } });
+        const head = await s.api.app.inject({
+          method: 'HEAD',
+          url,
+          headers: { authorization: `Bearer ${key}` },
+        });
         expect(head.statusCode).toBe(200);
         expect(head.body).toBe('');
         expect(head.headers.etag).toBe(get.headers.etag);
@@ -219,7 +283,10 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
   describe('health', () => {
     it('reports liveness and readiness', async () => {
       expect(await s.api.get('/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect(await s.api.get('/readyz')).toMatchObject({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
+      expect(await s.api.get('/readyz')).toMatchObject({
+        status: 200,
+        body: { status: 'ok', checks: { database: 'ok' } },
+      });
     });
   });
 });

@@ -55,10 +55,7 @@ const PARAM_RULES: Record<string, string> = {
 };
 
 /** A message naming the parameter and what it allows, from a query validation failure. */
-export function queryErrorMessage(
-  errors: readonly FastifySchemaValidationError[],
-  query: unknown,
-): string {
+export function queryErrorMessage(errors: readonly FastifySchemaValidationError[], query: unknown): string {
   const first = errors[0];
   const param = first?.instancePath.replace(/^\//, '').split('/')[0] ?? '';
   const value = (query as Record<string, unknown> | undefined)?.[param];

@@ -14,8 +14,13 @@ export interface Dataset {
 }
 
 const SECTION_TYPES = [
-  ['teams', 'team'], ['dealRooms', 'dealRoom'], ['documents', 'document'], ['links', 'link'],
-  ['visits', 'visit'], ['views', 'view'], ['downloads', 'download'],
+  ['teams', 'team'],
+  ['dealRooms', 'dealRoom'],
+  ['documents', 'document'],
+  ['links', 'link'],
+  ['visits', 'visit'],
+  ['views', 'view'],
+  ['downloads', 'download'],
 ] as const;
 
 /** The records of a dataset in import order, named as the JSON reader names them. */

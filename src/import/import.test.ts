@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { datasetRecords } from './dataset.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
+import { datasetRecords } from './dataset.ts';
 import { ImportError } from './records.ts';
 import { importRecords } from './service.ts';
 import { readImportFile } from './sources.ts';
@@ -18,7 +18,17 @@ function file(name: string, text: string): string {
   return path;
 }
 
-const TABLES = ['teams', 'deal_rooms', 'documents', 'links', 'link_documents', 'viewers', 'visits', 'views', 'downloads'];
+const TABLES = [
+  'teams',
+  'deal_rooms',
+  'documents',
+  'links',
+  'link_documents',
+  'viewers',
+  'visits',
+  'views',
+  'downloads',
+];
 
 describe.each(storeKinds())('import (%s store)', (kind) => {
   const s = useApi(kind);
@@ -38,9 +48,15 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     const link = make.link(room.id as string, { password: 's3cret', documentIds: [doc.id] });
     const viewer = { email: 'x@y.co', name: 'X' };
     return {
-      team, room, doc, link,
+      team,
+      room,
+      doc,
+      link,
       data: {
-        teams: [team], dealRooms: [room], documents: [doc], links: [link],
+        teams: [team],
+        dealRooms: [room],
+        documents: [doc],
+        links: [link],
         visits: [make.visit(link.id as string, viewer, '2026-05-01T00:00:00Z')],
         views: [make.view(link.id as string, doc.id as string, viewer, '2026-05-01T00:01:00Z', 30)],
         downloads: [make.download(link.id as string, doc.id as string, viewer, '2026-05-01T00:02:00Z')],
@@ -50,21 +66,42 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
 
   it('loads a JSON file and an NDJSON file', async () => {
     const json = sampleData();
-    const counts = await importRecords(s.db, s.clock, readImportFile(file('a.json', JSON.stringify(json.data, null, 2))));
-    expect(counts).toEqual({ team: 1, dealRoom: 1, document: 1, link: 1, visit: 1, view: 1, download: 1 });
+    const counts = await importRecords(
+      s.db,
+      s.clock,
+      readImportFile(file('a.json', JSON.stringify(json.data, null, 2))),
+    );
+    expect(counts).toEqual({
+      team: 1,
+      dealRoom: 1,
+      document: 1,
+      link: 1,
+      visit: 1,
+      view: 1,
+      download: 1,
+    });
 
     const nd = sampleData();
-    const lines = [...datasetRecords(nd.data)].map(({ type, raw }) => JSON.stringify({ type, ...(raw as object) }));
-    const ndCounts = await importRecords(s.db, s.clock, readImportFile(file('b.ndjson', `${lines.join('\n')}\n\n`)));
+    const lines = [...datasetRecords(nd.data)].map(({ type, raw }) =>
+      JSON.stringify({ type, ...(raw as object) }),
+    );
+    const ndCounts = await importRecords(
+      s.db,
+      s.clock,
+      readImportFile(file('b.ndjson', `${lines.join('\n')}\n\n`)),
+    );
     expect(ndCounts.view).toBe(1);
 
     const rows = await s.db.query<{ password_hash: string; all_documents: boolean }>(
-      'SELECT password_hash, all_documents FROM links WHERE id = $1', [nd.link.id],
+      'SELECT password_hash, all_documents FROM links WHERE id = $1',
+      [nd.link.id],
     );
     expect(rows[0]?.password_hash).toMatch(/^scrypt\$/);
     expect(rows[0]?.password_hash).not.toContain('s3cret');
     expect(rows[0]?.all_documents).toBe(false);
-    const selection = await s.db.query('SELECT document_id FROM link_documents WHERE link_id = $1', [nd.link.id]);
+    const selection = await s.db.query('SELECT document_id FROM link_documents WHERE link_id = $1', [
+      nd.link.id,
+    ]);
     expect(selection).toEqual([{ document_id: nd.doc.id }]);
   });
 
@@ -74,31 +111,112 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     const doc = make.document(room.id as string);
     const link = make.link(room.id as string);
     const views = Array.from({ length: 4500 }, (_, i) =>
-      make.view(link.id as string, doc.id as string, { visitorId: `v${i % 1500}` }, '2026-05-10T00:00:00Z', i % 7));
+      make.view(
+        link.id as string,
+        doc.id as string,
+        { visitorId: `v${i % 1500}` },
+        '2026-05-10T00:00:00Z',
+        i % 7,
+      ),
+    );
     await load(s.db, s.clock, { dealRooms: [room], documents: [doc], links: [link], views });
     const detail = (await s.api.get(`/v1/deal-rooms/${room.id}`, key)).body.data;
-    expect(detail).toMatchObject({ totalViews: 4500, uniqueViewers: 1500, avgViewDurationSeconds: 3 });
+    expect(detail).toMatchObject({
+      totalViews: 4500,
+      uniqueViewers: 1500,
+      avgViewDurationSeconds: 3,
+    });
   });
 
   const bad: [string, (d: ReturnType<typeof sampleData>['data']) => void, string][] = [
-    ['a missing field', (d) => { delete (d.dealRooms[0] as Record<string, unknown>).name; }, 'dealRooms[0], field "name": must be a string'],
-    ['a bad uuid', (d) => { d.documents[0]!.id = 'nope'; }, 'documents[0], field "id": must be a UUID'],
-    ['a bad status', (d) => { d.documents[0]!.status = 'deleted'; }, 'documents[0], field "status": must be one of: draft, published, archived'],
-    ['a bad source type', (d) => { d.documents[0]!.sourceType = 'ftp'; }, 'documents[0], field "sourceType"'],
-    ['a negative duration', (d) => { d.views[0]!.durationSeconds = -1; }, 'views[0], field "durationSeconds": must be an integer >= 0'],
-    ['a bad timestamp', (d) => { d.visits[0]!.at = '2026-05-01'; }, 'visits[0], field "at": must be an ISO 8601 timestamp'],
-    ['a future event', (d) => { d.views[0]!.startedAt = '2026-05-20T12:06:00Z'; }, 'views[0], field "startedAt": is more than five minutes in the future'],
-    ['a viewer without identity', (d) => { d.views[0]!.viewer = { name: 'x' }; }, 'views[0], field "viewer": needs a non-empty "email" or a "visitorId"'],
-    ['an unknown reference', (d) => { d.views[0]!.linkId = randomUUID(); }, 'views[0], field "linkId": refers to no link'],
-    ['a duplicate id', (d) => { d.links.push({ ...d.links[0]!, shortId: 'other' }); }, 'links[1], field "id": repeats the link id of links[0]'],
-    ['a duplicate shortId', (d) => { d.links.push({ ...d.links[0]!, id: randomUUID() }); }, 'links[1], field "shortId": is already used by the link at links[0]'],
-    ['a document of another room', (d) => {
-      const other = make.room(d.teams[0]!.id as string);
-      const doc = make.document(other.id as string);
-      d.dealRooms.push(other);
-      d.documents.push(doc);
-      d.views[0]!.documentId = doc.id;
-    }, 'views[0], field "documentId": belongs to another deal room'],
+    [
+      'a missing field',
+      (d) => {
+        delete (d.dealRooms[0] as Record<string, unknown>).name;
+      },
+      'dealRooms[0], field "name": must be a string',
+    ],
+    [
+      'a bad uuid',
+      (d) => {
+        d.documents[0]!.id = 'nope';
+      },
+      'documents[0], field "id": must be a UUID',
+    ],
+    [
+      'a bad status',
+      (d) => {
+        d.documents[0]!.status = 'deleted';
+      },
+      'documents[0], field "status": must be one of: draft, published, archived',
+    ],
+    [
+      'a bad source type',
+      (d) => {
+        d.documents[0]!.sourceType = 'ftp';
+      },
+      'documents[0], field "sourceType"',
+    ],
+    [
+      'a negative duration',
+      (d) => {
+        d.views[0]!.durationSeconds = -1;
+      },
+      'views[0], field "durationSeconds": must be an integer >= 0',
+    ],
+    [
+      'a bad timestamp',
+      (d) => {
+        d.visits[0]!.at = '2026-05-01';
+      },
+      'visits[0], field "at": must be an ISO 8601 timestamp',
+    ],
+    [
+      'a future event',
+      (d) => {
+        d.views[0]!.startedAt = '2026-05-20T12:06:00Z';
+      },
+      'views[0], field "startedAt": is more than five minutes in the future',
+    ],
+    [
+      'a viewer without identity',
+      (d) => {
+        d.views[0]!.viewer = { name: 'x' };
+      },
+      'views[0], field "viewer": needs a non-empty "email" or a "visitorId"',
+    ],
+    [
+      'an unknown reference',
+      (d) => {
+        d.views[0]!.linkId = randomUUID();
+      },
+      'views[0], field "linkId": refers to no link',
+    ],
+    [
+      'a duplicate id',
+      (d) => {
+        d.links.push({ ...d.links[0]!, shortId: 'other' });
+      },
+      'links[1], field "id": repeats the link id of links[0]',
+    ],
+    [
+      'a duplicate shortId',
+      (d) => {
+        d.links.push({ ...d.links[0]!, id: randomUUID() });
+      },
+      'links[1], field "shortId": is already used by the link at links[0]',
+    ],
+    [
+      'a document of another room',
+      (d) => {
+        const other = make.room(d.teams[0]!.id as string);
+        const doc = make.document(other.id as string);
+        d.dealRooms.push(other);
+        d.documents.push(doc);
+        d.views[0]!.documentId = doc.id;
+      },
+      'views[0], field "documentId": belongs to another deal room',
+    ],
   ];
 
   it.each(bad)('refuses %s, naming the record and field, and changes nothing', async (_, spoil, message) => {
@@ -117,15 +235,25 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     const before = await snapshot();
     const second = sampleData();
     const views = Array.from({ length: 2500 }, () => second.data.views[0]!);
-    const error = await importRecords(s.db, s.clock, datasetRecords({ ...second.data, views, downloads: [], teams: [...second.data.teams, first.team] }))
-      .catch((err: unknown) => err);
+    const error = await importRecords(
+      s.db,
+      s.clock,
+      datasetRecords({
+        ...second.data,
+        views,
+        downloads: [],
+        teams: [...second.data.teams, first.team],
+      }),
+    ).catch((err: unknown) => err);
     expect((error as Error).message).toContain('a team with this id already exists');
     expect(await snapshot()).toEqual(before);
 
     const late = sampleData();
     late.data.views.push(...Array.from({ length: 2500 }, () => late.data.views[0]!));
     late.data.downloads[0]!.at = 'not a time';
-    await expect(importRecords(s.db, s.clock, datasetRecords(late.data))).rejects.toThrow('downloads[0], field "at"');
+    await expect(importRecords(s.db, s.clock, datasetRecords(late.data))).rejects.toThrow(
+      'downloads[0], field "at"',
+    );
     expect(await snapshot()).toEqual(before);
   });
 

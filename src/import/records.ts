@@ -20,26 +20,63 @@ export type ViewerIdentity =
   | { kind: 'email'; email: string; name: string }
   | { kind: 'visitor'; visitorId: string; name: string };
 
-export interface TeamRecord { id: string; name: string }
+export interface TeamRecord {
+  id: string;
+  name: string;
+}
 export interface DealRoomRecord {
-  id: string; teamId: string; name: string; description: string;
-  status: 'active' | 'archived'; createdAt: Date; updatedAt: Date;
+  id: string;
+  teamId: string;
+  name: string;
+  description: string;
+  status: 'active' | 'archived';
+  createdAt: Date;
+  updatedAt: Date;
 }
 export interface DocumentRecord {
-  id: string; dealRoomId: string; name: string; displayName: string | null; sourceType: string;
-  pageCount: number; status: string; position: number; downloadOverride: boolean | null;
-  createdAt: Date; updatedAt: Date;
+  id: string;
+  dealRoomId: string;
+  name: string;
+  displayName: string | null;
+  sourceType: string;
+  pageCount: number;
+  status: string;
+  position: number;
+  downloadOverride: boolean | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 export interface LinkRecord {
-  id: string; dealRoomId: string; name: string; shortId: string; enabled: boolean;
-  requiresEmail: boolean; password: string | null; expiresAt: Date | null; allowDownload: boolean;
-  documentIds: string[] | null; createdAt: Date;
+  id: string;
+  dealRoomId: string;
+  name: string;
+  shortId: string;
+  enabled: boolean;
+  requiresEmail: boolean;
+  password: string | null;
+  expiresAt: Date | null;
+  allowDownload: boolean;
+  documentIds: string[] | null;
+  createdAt: Date;
 }
-export interface VisitRecord { linkId: string; at: Date; viewer: ViewerIdentity }
+export interface VisitRecord {
+  linkId: string;
+  at: Date;
+  viewer: ViewerIdentity;
+}
 export interface ViewRecord {
-  linkId: string; documentId: string; viewer: ViewerIdentity; startedAt: Date; durationSeconds: number;
+  linkId: string;
+  documentId: string;
+  viewer: ViewerIdentity;
+  startedAt: Date;
+  durationSeconds: number;
 }
-export interface DownloadRecord { linkId: string; documentId: string; viewer: ViewerIdentity; at: Date }
+export interface DownloadRecord {
+  linkId: string;
+  documentId: string;
+  viewer: ViewerIdentity;
+  at: Date;
+}
 
 export type ImportRecord =
   | { type: 'team'; where: string; record: TeamRecord }
@@ -161,10 +198,12 @@ class Fields {
     }
     const viewer = value as Record<string, unknown>;
     const name = viewer.name;
-    if (name !== undefined && name !== null && typeof name !== 'string') this.fail(`${field}.name`, 'must be a string');
+    if (name !== undefined && name !== null && typeof name !== 'string')
+      this.fail(`${field}.name`, 'must be a string');
     const cleanName = typeof name === 'string' ? name.trim() : '';
     const email = viewer.email;
-    if (email !== undefined && email !== null && typeof email !== 'string') this.fail(`${field}.email`, 'must be a string');
+    if (email !== undefined && email !== null && typeof email !== 'string')
+      this.fail(`${field}.email`, 'must be a string');
     const cleanEmail = typeof email === 'string' ? email.trim().toLowerCase() : '';
     if (cleanEmail !== '') {
       if (cleanEmail.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(cleanEmail)) {
@@ -193,11 +232,16 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
       const createdAt = f.timestamp('createdAt');
       const updatedAt = f.has('updatedAt') ? f.timestamp('updatedAt') : createdAt;
       return {
-        type, where,
+        type,
+        where,
         record: {
-          id: f.uuid('id'), teamId: f.uuid('teamId'), name: f.text('name'),
+          id: f.uuid('id'),
+          teamId: f.uuid('teamId'),
+          name: f.text('name'),
           description: f.text('description', { required: false }),
-          status: f.oneOf('status', ['active', 'archived'] as const), createdAt, updatedAt,
+          status: f.oneOf('status', ['active', 'archived'] as const),
+          createdAt,
+          updatedAt,
         },
       };
     }
@@ -205,50 +249,73 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
       const createdAt = f.timestamp('createdAt');
       const updatedAt = f.has('updatedAt') ? f.timestamp('updatedAt') : createdAt;
       return {
-        type, where,
+        type,
+        where,
         record: {
-          id: f.uuid('id'), dealRoomId: f.uuid('dealRoomId'), name: f.text('name'),
-          displayName: f.nullableText('displayName'), sourceType: f.oneOf('sourceType', SOURCE_TYPES),
-          pageCount: f.integer('pageCount', 0), status: f.oneOf('status', DOCUMENT_STATUSES),
-          position: f.signedInteger('position'), downloadOverride: f.nullableBoolean('downloadOverride'),
-          createdAt, updatedAt,
+          id: f.uuid('id'),
+          dealRoomId: f.uuid('dealRoomId'),
+          name: f.text('name'),
+          displayName: f.nullableText('displayName'),
+          sourceType: f.oneOf('sourceType', SOURCE_TYPES),
+          pageCount: f.integer('pageCount', 0),
+          status: f.oneOf('status', DOCUMENT_STATUSES),
+          position: f.signedInteger('position'),
+          downloadOverride: f.nullableBoolean('downloadOverride'),
+          createdAt,
+          updatedAt,
         },
       };
     }
     case 'link': {
       const shortId = f.text('shortId');
-      if (!SHORT_ID.test(shortId)) f.fail('shortId', 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-"');
+      if (!SHORT_ID.test(shortId))
+        f.fail('shortId', 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-"');
       const password = f.nullableText('password');
       if (password === '') f.fail('password', 'must not be empty (omit it for no password)');
       return {
-        type, where,
+        type,
+        where,
         record: {
-          id: f.uuid('id'), dealRoomId: f.uuid('dealRoomId'), name: f.text('name'), shortId,
-          enabled: f.boolean('enabled', true), requiresEmail: f.boolean('requiresEmail', false),
-          password, expiresAt: f.nullableTimestamp('expiresAt'),
-          allowDownload: f.boolean('allowDownload', true), documentIds: f.uuidList('documentIds'),
+          id: f.uuid('id'),
+          dealRoomId: f.uuid('dealRoomId'),
+          name: f.text('name'),
+          shortId,
+          enabled: f.boolean('enabled', true),
+          requiresEmail: f.boolean('requiresEmail', false),
+          password,
+          expiresAt: f.nullableTimestamp('expiresAt'),
+          allowDownload: f.boolean('allowDownload', true),
+          documentIds: f.uuidList('documentIds'),
           createdAt: f.timestamp('createdAt'),
         },
       };
     }
     case 'visit':
       return {
-        type, where,
+        type,
+        where,
         record: { linkId: f.uuid('linkId'), at: f.timestamp('at'), viewer: f.viewer('viewer') },
       };
     case 'view':
       return {
-        type, where,
+        type,
+        where,
         record: {
-          linkId: f.uuid('linkId'), documentId: f.uuid('documentId'), viewer: f.viewer('viewer'),
-          startedAt: f.timestamp('startedAt'), durationSeconds: f.integer('durationSeconds', 0),
+          linkId: f.uuid('linkId'),
+          documentId: f.uuid('documentId'),
+          viewer: f.viewer('viewer'),
+          startedAt: f.timestamp('startedAt'),
+          durationSeconds: f.integer('durationSeconds', 0),
         },
       };
     case 'download':
       return {
-        type, where,
+        type,
+        where,
         record: {
-          linkId: f.uuid('linkId'), documentId: f.uuid('documentId'), viewer: f.viewer('viewer'),
+          linkId: f.uuid('linkId'),
+          documentId: f.uuid('documentId'),
+          viewer: f.viewer('viewer'),
           at: f.timestamp('at'),
         },
       };

@@ -79,7 +79,11 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
     for await (const token of tokens as AsyncIterable<Token>) {
       if (depth === 0) {
         if (token.name !== 'startObject') {
-          throw new ImportError('the file', undefined, 'must be a JSON object of arrays, e.g. { "teams": [...] }');
+          throw new ImportError(
+            'the file',
+            undefined,
+            'must be a JSON object of arrays, e.g. { "teams": [...] }',
+          );
         }
         depth = 1;
         continue;
@@ -88,7 +92,11 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
         if (token.name === 'keyValue') {
           const type = SECTIONS[token.value ?? ''];
           if (!type) {
-            throw new ImportError(`section "${token.value}"`, undefined, `is not one of: ${Object.keys(SECTIONS).join(', ')}`);
+            throw new ImportError(
+              `section "${token.value}"`,
+              undefined,
+              `is not one of: ${Object.keys(SECTIONS).join(', ')}`,
+            );
           }
           section = type;
           index = 0;
@@ -125,7 +133,11 @@ function assemble(
   stack: { value: unknown[] | Record<string, unknown>; key?: string }[],
   place: (value: unknown) => unknown,
 ): { value: unknown } | undefined {
-  const finish = (value: unknown) => (stack.length === 0 ? { value } : (place(value), undefined));
+  const finish = (value: unknown) => {
+    if (stack.length === 0) return { value };
+    place(value);
+    return undefined;
+  };
   switch (token.name) {
     case 'startObject':
       stack.push({ value: {} });

@@ -4,51 +4,116 @@ import type { Queryable } from '../db/database.ts';
 import { hashPassword } from '../shared/passwords.ts';
 import { refreshViewerStats } from '../viewers/stats.ts';
 import {
-  type DealRoomRecord, type DocumentRecord, ImportError, type ImportRecord, type LinkRecord,
-  type RecordType, type ViewerIdentity,
+  type DealRoomRecord,
+  type DocumentRecord,
+  ImportError,
+  type ImportRecord,
+  type LinkRecord,
+  type RecordType,
+  type ViewerIdentity,
 } from './records.ts';
 
 const BATCH_SIZE = 2000;
 
 const COLUMNS = {
-  teams: [['id', 'uuid'], ['name', 'text']],
+  teams: [
+    ['id', 'uuid'],
+    ['name', 'text'],
+  ],
   deal_rooms: [
-    ['id', 'uuid'], ['team_id', 'uuid'], ['name', 'text'], ['description', 'text'], ['status', 'text'],
-    ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
-  ],
-  documents: [
-    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['name', 'text'], ['display_name', 'text'],
-    ['source_type', 'text'], ['page_count', 'int4'], ['status', 'text'], ['position', 'int4'],
-    ['download_override', 'bool'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
-  ],
-  links: [
-    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['name', 'text'], ['short_id', 'text'], ['enabled', 'bool'],
-    ['requires_email', 'bool'], ['password_hash', 'text'], ['expires_at', 'timestamptz'],
-    ['allow_download', 'bool'], ['all_documents', 'bool'], ['created_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['team_id', 'uuid'],
+    ['name', 'text'],
+    ['description', 'text'],
+    ['status', 'text'],
+    ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'],
   ],
-  link_documents: [['link_id', 'uuid'], ['document_id', 'uuid']],
-  viewers: [['id', 'uuid'], ['deal_room_id', 'uuid'], ['identity', 'text'], ['email', 'text'], ['created_at', 'timestamptz']],
-  visits: [['id', 'uuid'], ['deal_room_id', 'uuid'], ['link_id', 'uuid'], ['viewer_id', 'uuid'], ['at', 'timestamptz']],
+  documents: [
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['name', 'text'],
+    ['display_name', 'text'],
+    ['source_type', 'text'],
+    ['page_count', 'int4'],
+    ['status', 'text'],
+    ['position', 'int4'],
+    ['download_override', 'bool'],
+    ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'],
+  ],
+  links: [
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['name', 'text'],
+    ['short_id', 'text'],
+    ['enabled', 'bool'],
+    ['requires_email', 'bool'],
+    ['password_hash', 'text'],
+    ['expires_at', 'timestamptz'],
+    ['allow_download', 'bool'],
+    ['all_documents', 'bool'],
+    ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'],
+  ],
+  link_documents: [
+    ['link_id', 'uuid'],
+    ['document_id', 'uuid'],
+  ],
+  viewers: [
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['identity', 'text'],
+    ['email', 'text'],
+    ['created_at', 'timestamptz'],
+  ],
+  visits: [
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['link_id', 'uuid'],
+    ['viewer_id', 'uuid'],
+    ['at', 'timestamptz'],
+  ],
   views: [
-    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['document_id', 'uuid'], ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'], ['viewer_name', 'text'], ['started_at', 'timestamptz'],
-    ['duration_seconds', 'int4'], ['completed_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['document_id', 'uuid'],
+    ['link_id', 'uuid'],
+    ['viewer_id', 'uuid'],
+    ['viewer_name', 'text'],
+    ['started_at', 'timestamptz'],
+    ['duration_seconds', 'int4'],
+    ['completed_at', 'timestamptz'],
   ],
   downloads: [
-    ['id', 'uuid'], ['deal_room_id', 'uuid'], ['document_id', 'uuid'], ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'], ['at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['deal_room_id', 'uuid'],
+    ['document_id', 'uuid'],
+    ['link_id', 'uuid'],
+    ['viewer_id', 'uuid'],
+    ['at', 'timestamptz'],
   ],
 } as const satisfies Record<string, readonly Column[]>;
 
 type Table = keyof typeof COLUMNS;
 /** Tables in the order their rows must reach the database (what is referred to first). */
 const FLUSH_ORDER: Table[] = [
-  'teams', 'deal_rooms', 'documents', 'links', 'link_documents', 'viewers', 'visits', 'views', 'downloads',
+  'teams',
+  'deal_rooms',
+  'documents',
+  'links',
+  'link_documents',
+  'viewers',
+  'visits',
+  'views',
+  'downloads',
 ];
 /** Tables whose ids the input chooses, checked against the database before insert. */
 const CHOSEN_IDS: Partial<Record<Table, string>> = {
-  teams: 'team', deal_rooms: 'deal room', documents: 'document', links: 'link',
+  teams: 'team',
+  deal_rooms: 'deal room',
+  documents: 'document',
+  links: 'link',
 };
 
 /** What the import knows of an entity: its owner, and where it was defined when in the input. */
@@ -64,7 +129,13 @@ interface Known {
  */
 export class ImportWriter {
   readonly counts: Record<RecordType, number> = {
-    team: 0, dealRoom: 0, document: 0, link: 0, visit: 0, view: 0, download: 0,
+    team: 0,
+    dealRoom: 0,
+    document: 0,
+    link: 0,
+    visit: 0,
+    view: 0,
+    download: 0,
   };
   private readonly teams = new Map<string, Known>();
   private readonly rooms = new Map<string, Known>();
@@ -107,10 +178,21 @@ export class ImportWriter {
         const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
         const viewerId = await this.viewerId(roomId, record.viewer, record.startedAt);
         const completedAt = new Date(record.startedAt.getTime() + record.durationSeconds * 1000);
-        this.queue('views', [
-          randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.viewer.name,
-          record.startedAt, record.durationSeconds, completedAt,
-        ], where);
+        this.queue(
+          'views',
+          [
+            randomUUID(),
+            roomId,
+            record.documentId,
+            record.linkId,
+            viewerId,
+            record.viewer.name,
+            record.startedAt,
+            record.durationSeconds,
+            completedAt,
+          ],
+          where,
+        );
         this.touchedRooms.add(roomId);
         break;
       }
@@ -118,7 +200,11 @@ export class ImportWriter {
         const { record } = item;
         const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
         const viewerId = await this.viewerId(roomId, record.viewer, record.at);
-        this.queue('downloads', [randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.at], where);
+        this.queue(
+          'downloads',
+          [randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.at],
+          where,
+        );
         break;
       }
     }
@@ -136,24 +222,54 @@ export class ImportWriter {
     await this.resolve(this.teams, 'teams', record.teamId, where, 'teamId', 'team');
     this.define(this.rooms, record.id, { owner: record.teamId }, where, 'deal room');
     this.loadedRooms.add(record.id); // new: it has no viewers in the database
-    this.queue('deal_rooms', [
-      record.id, record.teamId, record.name, record.description, record.status, record.createdAt, record.updatedAt,
-    ], where);
+    this.queue(
+      'deal_rooms',
+      [
+        record.id,
+        record.teamId,
+        record.name,
+        record.description,
+        record.status,
+        record.createdAt,
+        record.updatedAt,
+      ],
+      where,
+    );
   }
 
   private async addDocument(record: DocumentRecord, where: string): Promise<void> {
     await this.resolve(this.rooms, 'deal_rooms', record.dealRoomId, where, 'dealRoomId', 'deal room');
     this.define(this.documents, record.id, { owner: record.dealRoomId }, where, 'document');
-    this.queue('documents', [
-      record.id, record.dealRoomId, record.name, record.displayName, record.sourceType, record.pageCount,
-      record.status, record.position, record.downloadOverride, record.createdAt, record.updatedAt,
-    ], where);
+    this.queue(
+      'documents',
+      [
+        record.id,
+        record.dealRoomId,
+        record.name,
+        record.displayName,
+        record.sourceType,
+        record.pageCount,
+        record.status,
+        record.position,
+        record.downloadOverride,
+        record.createdAt,
+        record.updatedAt,
+      ],
+      where,
+    );
   }
 
   private async addLink(record: LinkRecord, where: string): Promise<void> {
     await this.resolve(this.rooms, 'deal_rooms', record.dealRoomId, where, 'dealRoomId', 'deal room');
     for (const documentId of record.documentIds ?? []) {
-      const owner = await this.resolve(this.documents, 'documents', documentId, where, 'documentIds', 'document');
+      const owner = await this.resolve(
+        this.documents,
+        'documents',
+        documentId,
+        where,
+        'documentIds',
+        'document',
+      );
       if (owner !== record.dealRoomId) {
         throw new ImportError(where, 'documentIds', `document ${documentId} belongs to another deal room`);
       }
@@ -163,11 +279,24 @@ export class ImportWriter {
     this.shortIds.set(record.shortId, where);
     this.define(this.links, record.id, { owner: record.dealRoomId }, where, 'link');
     const passwordHash = record.password === null ? null : await hashPassword(record.password);
-    this.queue('links', [
-      record.id, record.dealRoomId, record.name, record.shortId, record.enabled, record.requiresEmail,
-      passwordHash, record.expiresAt, record.allowDownload, record.documentIds === null, record.createdAt,
-      record.createdAt,
-    ], where);
+    this.queue(
+      'links',
+      [
+        record.id,
+        record.dealRoomId,
+        record.name,
+        record.shortId,
+        record.enabled,
+        record.requiresEmail,
+        passwordHash,
+        record.expiresAt,
+        record.allowDownload,
+        record.documentIds === null,
+        record.createdAt,
+        record.createdAt,
+      ],
+      where,
+    );
     for (const documentId of record.documentIds ?? []) {
       this.queue('link_documents', [record.id, documentId], where);
     }
@@ -176,7 +305,14 @@ export class ImportWriter {
   /** The room of a link, after checking the document belongs to the same room. */
   private async linkAndDocument(linkId: string, documentId: string, where: string): Promise<string> {
     const roomId = await this.resolve(this.links, 'links', linkId, where, 'linkId', 'link');
-    const documentRoom = await this.resolve(this.documents, 'documents', documentId, where, 'documentId', 'document');
+    const documentRoom = await this.resolve(
+      this.documents,
+      'documents',
+      documentId,
+      where,
+      'documentId',
+      'document',
+    );
     if (documentRoom !== roomId) {
       throw new ImportError(where, 'documentId', "belongs to another deal room than the link's");
     }
@@ -186,24 +322,40 @@ export class ImportWriter {
   private define(known: Map<string, Known>, id: string, entity: Known, where: string, noun: string): void {
     const earlier = known.get(id);
     if (earlier) {
-      throw new ImportError(where, 'id', earlier.where ? `repeats the ${noun} id of ${earlier.where}` : `a ${noun} with this id already exists`);
+      throw new ImportError(
+        where,
+        'id',
+        earlier.where
+          ? `repeats the ${noun} id of ${earlier.where}`
+          : `a ${noun} with this id already exists`,
+      );
     }
     known.set(id, { ...entity, where });
   }
 
   /** The owner of a referenced entity, from the input so far or from the database. */
   private async resolve(
-    known: Map<string, Known>, table: Table, id: string, where: string, field: string, noun: string,
+    known: Map<string, Known>,
+    table: Table,
+    id: string,
+    where: string,
+    field: string,
+    noun: string,
   ): Promise<string> {
     const hit = known.get(id);
     if (hit) return hit.owner;
     const ownerColumn = table === 'teams' ? "''" : table === 'deal_rooms' ? 'team_id' : 'deal_room_id';
     const rows = await this.tx.query<{ owner: string }>(
-      `SELECT ${ownerColumn}::text AS owner FROM ${table} WHERE id = $1`, [id],
+      `SELECT ${ownerColumn}::text AS owner FROM ${table} WHERE id = $1`,
+      [id],
     );
     const row = rows[0];
     if (!row) {
-      throw new ImportError(where, field, `refers to no ${noun} (${id}); a record must come after what it refers to`);
+      throw new ImportError(
+        where,
+        field,
+        `refers to no ${noun} (${id}); a record must come after what it refers to`,
+      );
     }
     known.set(id, { owner: row.owner });
     return row.owner;
@@ -212,7 +364,8 @@ export class ImportWriter {
   private async viewerId(roomId: string, viewer: ViewerIdentity, at: Date): Promise<string> {
     if (!this.loadedRooms.has(roomId)) {
       const rows = await this.tx.query<{ id: string; identity: string }>(
-        'SELECT id, identity FROM viewers WHERE deal_room_id = $1', [roomId],
+        'SELECT id, identity FROM viewers WHERE deal_room_id = $1',
+        [roomId],
       );
       for (const row of rows) this.viewers.set(`${roomId}\u0000${row.identity}`, row.id);
       this.loadedRooms.add(roomId);
@@ -223,7 +376,11 @@ export class ImportWriter {
     if (!id) {
       id = randomUUID();
       this.viewers.set(key, id);
-      this.queue('viewers', [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at], 'viewer');
+      this.queue(
+        'viewers',
+        [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at],
+        'viewer',
+      );
     }
     return id;
   }
@@ -255,21 +412,32 @@ export class ImportWriter {
     const noun = CHOSEN_IDS[table];
     if (!noun) return;
     const ids = batch.rows.map((row) => row[0] as string);
-    const taken = await this.tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
+    const taken = await this.tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [
+      ids,
+    ]);
     const first = taken[0];
     if (first) {
-      throw new ImportError(batch.wheres[ids.indexOf(first.id)] ?? 'a record', 'id', `a ${noun} with this id already exists`);
+      throw new ImportError(
+        batch.wheres[ids.indexOf(first.id)] ?? 'a record',
+        'id',
+        `a ${noun} with this id already exists`,
+      );
     }
   }
 
   private async refuseUsedShortIds(batch: { rows: unknown[][]; wheres: string[] }): Promise<void> {
     const shortIds = batch.rows.map((row) => row[3] as string);
     const taken = await this.tx.query<{ short_id: string }>(
-      'SELECT short_id FROM links WHERE short_id = ANY($1::text[])', [shortIds],
+      'SELECT short_id FROM links WHERE short_id = ANY($1::text[])',
+      [shortIds],
     );
     const first = taken[0];
     if (first) {
-      throw new ImportError(batch.wheres[shortIds.indexOf(first.short_id)] ?? 'a record', 'shortId', 'is already used by another link');
+      throw new ImportError(
+        batch.wheres[shortIds.indexOf(first.short_id)] ?? 'a record',
+        'shortId',
+        'is already used by another link',
+      );
     }
   }
 }

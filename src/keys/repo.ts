@@ -35,7 +35,14 @@ export async function touchKey(db: Queryable, keyId: string, at: Date, minInterv
 
 export async function insertKey(
   db: Queryable,
-  key: { id: string; teamId: string; name: string; keyHash: string; displayPrefix: string; createdAt: Date },
+  key: {
+    id: string;
+    teamId: string;
+    name: string;
+    keyHash: string;
+    displayPrefix: string;
+    createdAt: Date;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (id, team_id, name, key_hash, display_prefix, created_at)

@@ -4,9 +4,53 @@ import type { Dataset } from '../import/dataset.ts';
 export const DEMO_TEAM_ID = 'de300000-0000-4000-8000-000000000001';
 
 const DAY = 86_400_000;
-const FIRST = ['Ava', 'Liam', 'Maya', 'Noah', 'Zoë', 'Ethan', 'Priya', 'Lucas', 'Chloé', 'Mateo', 'Hana', 'Omar', 'Ines', 'Jonas', 'Sofia', 'Kenji', 'Amara', 'Felix', 'Lea', 'Ravi'];
-const LAST = ['Chen', 'Müller', 'Okafor', 'Silva', 'Nakamura', 'Patel', 'García', 'Johansson', 'Kowalski', 'Dubois', 'Haddad', 'Rossi', 'Kim', 'Novak', 'Walsh'];
-const COMPANIES = ['bluepeak.vc', 'ironbridge.com', 'northstar.capital', 'meridian-partners.com', 'oakline.io', 'granite.fund'];
+const FIRST = [
+  'Ava',
+  'Liam',
+  'Maya',
+  'Noah',
+  'Zoë',
+  'Ethan',
+  'Priya',
+  'Lucas',
+  'Chloé',
+  'Mateo',
+  'Hana',
+  'Omar',
+  'Ines',
+  'Jonas',
+  'Sofia',
+  'Kenji',
+  'Amara',
+  'Felix',
+  'Lea',
+  'Ravi',
+];
+const LAST = [
+  'Chen',
+  'Müller',
+  'Okafor',
+  'Silva',
+  'Nakamura',
+  'Patel',
+  'García',
+  'Johansson',
+  'Kowalski',
+  'Dubois',
+  'Haddad',
+  'Rossi',
+  'Kim',
+  'Novak',
+  'Walsh',
+];
+const COMPANIES = [
+  'bluepeak.vc',
+  'ironbridge.com',
+  'northstar.capital',
+  'meridian-partners.com',
+  'oakline.io',
+  'granite.fund',
+];
 const ROOMS = [
   ['Project Falcon – Series B', 'Due diligence for the Series B round'],
   ['Acquisition of Brightline Ltd', 'Buy-side M&A data room'],
@@ -17,9 +61,29 @@ const ROOMS = [
   ['Partnership Proposal – Globex', 'Commercial terms and product roadmap'],
   ['Annual Investor Update 2026', 'Yearly update for existing investors'],
 ];
-const DOCS = ['Pitch Deck.pdf', 'Financial Model.xlsx', 'Cap Table.xlsx', 'Customer Contracts.zip', 'Security Whitepaper.pdf', 'Product Roadmap.pdf', 'Team Bios.pdf', 'Market Analysis.pdf', 'Term Sheet.docx', 'Audit Report 2025.pdf', 'IP Schedule.pdf', 'Board Minutes.pdf'];
+const DOCS = [
+  'Pitch Deck.pdf',
+  'Financial Model.xlsx',
+  'Cap Table.xlsx',
+  'Customer Contracts.zip',
+  'Security Whitepaper.pdf',
+  'Product Roadmap.pdf',
+  'Team Bios.pdf',
+  'Market Analysis.pdf',
+  'Term Sheet.docx',
+  'Audit Report 2025.pdf',
+  'IP Schedule.pdf',
+  'Board Minutes.pdf',
+];
 const SOURCES = ['upload', 'upload', 'upload', 'google_drive', 'dropbox', 'onedrive', 'box', 'notion', 'url'];
-const LINKS = ['Lead investors', 'Existing shareholders', 'Advisors', 'Legal counsel', 'Public teaser', 'Board'];
+const LINKS = [
+  'Lead investors',
+  'Existing shareholders',
+  'Advisors',
+  'Legal counsel',
+  'Public teaser',
+  'Board',
+];
 
 /** A small deterministic generator (mulberry32), so the demo is the same on every machine. */
 function random(seed: number) {
@@ -51,7 +115,15 @@ export function demoDataset(now: Date): Required<Dataset> {
   const r = random(20260401);
   const iso = (ms: number) => new Date(ms).toISOString();
   const end = now.getTime() - 60_000;
-  const data: Required<Dataset> = { teams: [], dealRooms: [], documents: [], links: [], visits: [], views: [], downloads: [] };
+  const data: Required<Dataset> = {
+    teams: [],
+    dealRooms: [],
+    documents: [],
+    links: [],
+    visits: [],
+    views: [],
+    downloads: [],
+  };
   const teams = [
     { id: DEMO_TEAM_ID, name: 'Northwind Capital', rooms: 4 },
     { id: r.uuid(), name: 'Harbor Ventures', rooms: 2 },
@@ -65,20 +137,51 @@ export function demoDataset(now: Date): Required<Dataset> {
       const roomId = r.uuid();
       const createdAt = end - r.int(130, 220) * DAY;
       const updatedAt = end - r.int(0, 20) * DAY - r.int(0, DAY);
-      data.dealRooms.push({ id: roomId, teamId: team.id, name, description, status: i === team.rooms - 1 && team.rooms > 2 ? 'archived' : 'active', createdAt: iso(createdAt), updatedAt: iso(updatedAt) });
+      data.dealRooms.push({
+        id: roomId,
+        teamId: team.id,
+        name,
+        description,
+        status: i === team.rooms - 1 && team.rooms > 2 ? 'archived' : 'active',
+        createdAt: iso(createdAt),
+        updatedAt: iso(updatedAt),
+      });
 
       const docs = [...DOCS].sort(() => r.next() - 0.5).slice(0, r.int(6, 12));
       const docIds = docs.map((docName, position) => {
         const id = r.uuid();
         const status = position === docs.length - 1 ? 'draft' : 'published';
-        data.documents.push({ id, dealRoomId: roomId, name: docName, displayName: r.next() < 0.3 ? docName.replace(/\.\w+$/, '') : null, sourceType: r.pick(SOURCES), pageCount: r.int(1, 80), status, position: position + 1, downloadOverride: null, createdAt: iso(createdAt + DAY), updatedAt: iso(createdAt + r.int(1, 60) * DAY) });
+        data.documents.push({
+          id,
+          dealRoomId: roomId,
+          name: docName,
+          displayName: r.next() < 0.3 ? docName.replace(/\.\w+$/, '') : null,
+          sourceType: r.pick(SOURCES),
+          pageCount: r.int(1, 80),
+          status,
+          position: position + 1,
+          downloadOverride: null,
+          createdAt: iso(createdAt + DAY),
+          updatedAt: iso(createdAt + r.int(1, 60) * DAY),
+        });
         return { id, published: status === 'published' };
       });
       const viewable = docIds.filter((d) => d.published).map((d) => d.id);
 
       const linkIds = LINKS.slice(0, r.int(3, 5)).map((linkName, index) => {
         const id = r.uuid();
-        data.links.push({ id, dealRoomId: roomId, name: linkName, shortId: r.uuid().replaceAll('-', '').slice(0, 10), enabled: index !== 3, requiresEmail: index !== 4, ...(index === 2 ? { password: 'demo-password' } : {}), expiresAt: index === 4 ? iso(end - 3 * DAY) : null, allowDownload: index !== 1, createdAt: iso(createdAt + 2 * DAY + index * 3_600_000) });
+        data.links.push({
+          id,
+          dealRoomId: roomId,
+          name: linkName,
+          shortId: r.uuid().replaceAll('-', '').slice(0, 10),
+          enabled: index !== 3,
+          requiresEmail: index !== 4,
+          ...(index === 2 ? { password: 'demo-password' } : {}),
+          expiresAt: index === 4 ? iso(end - 3 * DAY) : null,
+          allowDownload: index !== 1,
+          createdAt: iso(createdAt + 2 * DAY + index * 3_600_000),
+        });
         return id;
       });
 
@@ -86,7 +189,10 @@ export function demoDataset(now: Date): Required<Dataset> {
         if (r.next() < 0.1) return { visitorId: `anon-${r.uuid().slice(0, 8)}` };
         const first = r.pick(FIRST);
         const last = r.pick(LAST);
-        const email = `${first}.${last}@${r.pick(COMPANIES)}`.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+        const email = `${first}.${last}@${r.pick(COMPANIES)}`
+          .normalize('NFD')
+          .replace(/[\u0300-\u036f]/g, '')
+          .toLowerCase();
         return { email: r.next() < 0.2 ? email.toUpperCase() : email, name: `${first} ${last}` };
       });
 
@@ -102,7 +208,13 @@ export function demoDataset(now: Date): Required<Dataset> {
           const documentId = r.pick(viewable);
           const durationSeconds = r.int(5, 900);
           data.views.push({ linkId, documentId, viewer, startedAt: iso(at), durationSeconds });
-          if (r.next() < 0.08) data.downloads.push({ linkId, documentId, viewer, at: iso(at + durationSeconds * 1000) });
+          if (r.next() < 0.08)
+            data.downloads.push({
+              linkId,
+              documentId,
+              viewer,
+              at: iso(at + durationSeconds * 1000),
+            });
           at += (durationSeconds + r.int(5, 120)) * 1000;
         }
       }

@@ -3,7 +3,16 @@ import { parseTimestamp, roundedMean } from './time.ts';
 
 describe('roundedMean', () => {
   it.each([
-    [0, 0, 0], [3, 2, 2], [1, 2, 1], [5, 2, 3], [4, 3, 1], [5, 3, 2], [7, 2, 4], [10, 4, 3], [9, 4, 2], [0, 5, 0],
+    [0, 0, 0],
+    [3, 2, 2],
+    [1, 2, 1],
+    [5, 2, 3],
+    [4, 3, 1],
+    [5, 3, 2],
+    [7, 2, 4],
+    [10, 4, 3],
+    [9, 4, 2],
+    [0, 5, 0],
   ])('%d / %d rounds half up to %d', (total, count, expected) => {
     expect(roundedMean(total, count)).toBe(expected);
   });

@@ -14,7 +14,12 @@ export async function testApp(db: Database, clock: Clock) {
       url,
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
     });
-    return { status: response.statusCode, headers: response.headers, body: bodyOf(response.body), raw: response.body };
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: bodyOf(response.body),
+      raw: response.body,
+    };
   };
   return { app, get };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import { importRecords } from '../import/service.ts';
 import { type Dataset, datasetRecords } from '../import/dataset.ts';
+import { importRecords } from '../import/service.ts';
 import { createApiKey } from '../keys/service.ts';
 import type { Clock } from '../shared/clock.ts';
 
@@ -14,25 +14,55 @@ export async function load(db: Database, clock: Clock, data: Dataset): Promise<v
 
 /** Builders with sensible defaults, so a test states only what it is about. */
 export const make = {
-  team: (over: Raw = {}) => ({ id: randomUUID(), name: 'Acme Capital', ...over }),
+  team: (over: Raw = {}) => ({ id: randomUUID() as string, name: 'Acme Capital', ...over }),
   room: (teamId: string, over: Raw = {}) => ({
-    id: randomUUID(), teamId, name: 'Project Falcon', description: 'Series B data room', status: 'active',
-    createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z', ...over,
+    id: randomUUID() as string,
+    teamId,
+    name: 'Project Falcon',
+    description: 'Series B data room',
+    status: 'active',
+    createdAt: '2026-01-10T09:00:00.000Z',
+    updatedAt: '2026-01-10T09:00:00.000Z',
+    ...over,
   }),
   document: (dealRoomId: string, over: Raw = {}) => ({
-    id: randomUUID(), dealRoomId, name: 'Financials.pdf', displayName: null, sourceType: 'upload',
-    pageCount: 12, status: 'published', position: 1,
-    createdAt: '2026-01-10T09:00:00.000Z', updatedAt: '2026-01-10T09:00:00.000Z', ...over,
+    id: randomUUID() as string,
+    dealRoomId,
+    name: 'Financials.pdf',
+    displayName: null,
+    sourceType: 'upload',
+    pageCount: 12,
+    status: 'published',
+    position: 1,
+    createdAt: '2026-01-10T09:00:00.000Z',
+    updatedAt: '2026-01-10T09:00:00.000Z',
+    ...over,
   }),
   link: (dealRoomId: string, over: Raw = {}) => ({
-    id: randomUUID(), dealRoomId, name: 'Investors', shortId: randomUUID().slice(0, 12), enabled: true,
-    requiresEmail: true, expiresAt: null, createdAt: '2026-01-11T09:00:00.000Z', ...over,
+    id: randomUUID() as string,
+    dealRoomId,
+    name: 'Investors',
+    shortId: (randomUUID() as string).slice(0, 12),
+    enabled: true,
+    requiresEmail: true,
+    expiresAt: null,
+    createdAt: '2026-01-11T09:00:00.000Z',
+    ...over,
   }),
   view: (linkId: string, documentId: string, viewer: Raw, startedAt: string, durationSeconds = 60) => ({
-    linkId, documentId, viewer, startedAt, durationSeconds,
+    linkId,
+    documentId,
+    viewer,
+    startedAt,
+    durationSeconds,
   }),
   visit: (linkId: string, viewer: Raw, at: string) => ({ linkId, viewer, at }),
-  download: (linkId: string, documentId: string, viewer: Raw, at: string) => ({ linkId, documentId, viewer, at }),
+  download: (linkId: string, documentId: string, viewer: Raw, at: string) => ({
+    linkId,
+    documentId,
+    viewer,
+    at,
+  }),
 };
 
 /** A team with a fresh API key; returns the plain key. */

@@ -18,7 +18,9 @@ export default async function setup(project: TestProject): Promise<void> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
   const reachable = await canConnect(url);
   if (!reachable && process.env.REQUIRE_POSTGRES === '1') {
-    throw new Error(`REQUIRE_POSTGRES=1 but PostgreSQL at ${url.replace(/:[^:@/]*@/, ':***@')} is not reachable`);
+    throw new Error(
+      `REQUIRE_POSTGRES=1 but PostgreSQL at ${url.replace(/:[^:@/]*@/, ':***@')} is not reachable`,
+    );
   }
   if (!reachable) console.warn(`PostgreSQL not reachable at ${url}: running on the embedded store only`);
   project.provide('postgresUrl', reachable ? url : '');

@@ -22,7 +22,13 @@ describe.each(storeKinds())('viewers (%s store)', (kind) => {
       visits: [make.visit(a!, { email: 'only-visited@x.co' }, '2026-05-01T00:00:00Z')],
       views: [
         make.view(a!, d1!, { email: 'Ann@Example.COM', name: 'Ann E.' }, '2026-05-02T10:00:00.000Z', 30),
-        make.view(b!, d2!, { email: '  ann@example.com ', name: 'Ann Example' }, '2026-05-04T10:00:00.000Z', 45),
+        make.view(
+          b!,
+          d2!,
+          { email: '  ann@example.com ', name: 'Ann Example' },
+          '2026-05-04T10:00:00.000Z',
+          45,
+        ),
         make.view(a!, d1!, { email: 'ANN@example.com' }, '2026-05-03T10:00:00.000Z', 5),
         make.view(a!, d1!, { email: 'ann@example.com', name: '' }, '2026-05-05T10:00:00.000Z', 0),
         make.view(b!, d1!, { visitorId: 'anon-7', name: '' }, '2026-05-01T08:00:00.000Z', 12),
@@ -33,14 +39,26 @@ describe.each(storeKinds())('viewers (%s store)', (kind) => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
       {
-        id: expect.any(String), email: 'ann@example.com', name: 'Ann Example',
-        firstViewedAt: '2026-05-02T10:00:00.000Z', lastViewedAt: '2026-05-05T10:00:00.000Z',
-        totalViews: 4, totalDurationSeconds: 80, documentsViewed: 2, linkName: 'Link A',
+        id: expect.any(String),
+        email: 'ann@example.com',
+        name: 'Ann Example',
+        firstViewedAt: '2026-05-02T10:00:00.000Z',
+        lastViewedAt: '2026-05-05T10:00:00.000Z',
+        totalViews: 4,
+        totalDurationSeconds: 80,
+        documentsViewed: 2,
+        linkName: 'Link A',
       },
       {
-        id: expect.any(String), email: '', name: '',
-        firstViewedAt: '2026-05-01T08:00:00.000Z', lastViewedAt: '2026-05-01T08:00:00.000Z',
-        totalViews: 1, totalDurationSeconds: 12, documentsViewed: 1, linkName: 'Link B',
+        id: expect.any(String),
+        email: '',
+        name: '',
+        firstViewedAt: '2026-05-01T08:00:00.000Z',
+        lastViewedAt: '2026-05-01T08:00:00.000Z',
+        totalViews: 1,
+        totalDurationSeconds: 12,
+        documentsViewed: 1,
+        linkName: 'Link B',
       },
     ]);
     expect(res.body.meta.pagination.total).toBe(2);
@@ -54,11 +72,17 @@ describe.each(storeKinds())('viewers (%s store)', (kind) => {
     const link = make.link(room.id as string);
     const [l, d] = [link.id, doc.id] as string[];
     await load(s.db, s.clock, {
-      dealRooms: [room], documents: [doc], links: [link],
-      views: ['x', 'y', 'z'].map((v, i) => make.view(l!, d!, { visitorId: v }, `2026-05-0${i === 2 ? 1 : 3}T00:00:00.000Z`)),
+      dealRooms: [room],
+      documents: [doc],
+      links: [link],
+      views: ['x', 'y', 'z'].map((v, i) =>
+        make.view(l!, d!, { visitorId: v }, `2026-05-0${i === 2 ? 1 : 3}T00:00:00.000Z`),
+      ),
     });
     // A second import adds a later view for the earliest viewer.
-    await load(s.db, s.clock, { views: [make.view(l!, d!, { visitorId: 'z', name: 'Zed' }, '2026-05-09T00:00:00.000Z', 7)] });
+    await load(s.db, s.clock, {
+      views: [make.view(l!, d!, { visitorId: 'z', name: 'Zed' }, '2026-05-09T00:00:00.000Z', 7)],
+    });
     const res = await s.api.get(`/v1/deal-rooms/${room.id}/viewers`, key);
     const rows = res.body.data as { id: string; name: string; totalViews: number }[];
     expect(rows[0]).toMatchObject({ name: 'Zed', totalViews: 2 });

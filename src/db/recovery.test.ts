@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../shared/clock.ts';
+import { testApp } from '../testing/app.ts';
+import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { postgresBinDir, startOwnPostgres } from '../testing/own-postgres.ts';
+import type { Database } from './database.ts';
+import { migrate } from './migrate.ts';
+import { openPostgres } from './postgres.ts';
+
+const required = process.env.REQUIRE_POSTGRES === '1';
+
+describe.runIf(postgresBinDir() !== undefined || required)('database outage', () => {
+  let server: Awaited<ReturnType<typeof startOwnPostgres>>;
+  let db: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+
+  beforeAll(async () => {
+    server = await startOwnPostgres();
+    db = await openPostgres({ connectionString: server.url, statementTimeoutMs: 5000 });
+    await migrate(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    server?.destroy();
+  });
+
+  it('answers 500 and not-ready while PostgreSQL is down, and recovers by itself', async () => {
+    const { teamId, key } = await teamWithKey(db, clock);
+    const room = make.room(teamId);
+    await load(db, clock, { dealRooms: [room] });
+    const { app, get } = await testApp(db, clock);
+    try {
+      expect((await get(`/v1/deal-rooms/${room.id}`, key)).status).toBe(200);
+
+      server.stop();
+      const down = await get(`/v1/deal-rooms/${room.id}`, key);
+      expect(down.status).toBe(500);
+      expect(down.body).toEqual({ error: 'An unexpected error occurred', code: 'internal_error' });
+      const notReady = await get('/readyz');
+      expect(notReady.status).toBe(503);
+      expect(notReady.body.checks.database).toBe('unavailable');
+      expect((await get('/healthz')).status).toBe(200);
+
+      server.start();
+      expect((await get('/readyz')).status).toBe(200);
+      const back = await get(`/v1/deal-rooms/${room.id}`, key);
+      expect(back.status).toBe(200);
+      expect(back.body.data.id).toBe(room.id);
+    } finally {
+      await app.close();
+    }
+  });
+});
