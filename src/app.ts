@@ -7,9 +7,12 @@ import { databaseCheck, type HealthCheck, healthRoutes } from './health/routes.t
 import { createAuthenticator } from './http/auth.ts';
 import { conditionalGet } from './http/caching.ts';
 import { apiErrors, installErrorHandlers } from './http/errors.ts';
+import { createMetrics, type Metrics, metricsRoutes } from './http/metrics.ts';
+import { createRateLimitCheck } from './http/rate-limit.ts';
 import { requestIdFor } from './http/request-id.ts';
 import type { TypedFastify } from './http/types.ts';
 import { linkRoutes } from './links/routes.ts';
+import type { RateLimiter } from './rate-limit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { viewerRoutes } from './viewers/routes.ts';
 
@@ -21,6 +24,9 @@ export interface AppDeps {
   logger: FastifyServerOptions['logger'] | FastifyBaseLogger;
   /** Extra readiness checks beyond the database. */
   healthChecks?: HealthCheck[];
+  /** Request budgets per key and team; none means unlimited. */
+  rateLimiter?: RateLimiter;
+  metrics?: Metrics;
 }
 
 /** The six read operations, each at /v1 + path. Used for routing and for 405 answers. */
@@ -58,13 +64,18 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   });
   installErrorHandlers(app);
   healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
+  const metrics = deps.metrics ?? createMetrics();
+  metricsRoutes(app, metrics);
 
   const authenticate = createAuthenticator(deps.db, deps.clock);
+  const limit = deps.rateLimiter ? createRateLimitCheck(deps.rateLimiter, deps.clock, metrics) : undefined;
   await app.register(
     async (v1) => {
       v1.decorateRequest('caller', null as never);
-      v1.addHook('onRequest', async (request) => {
+      // Authentication, then the rate limit: only authenticated requests are counted.
+      v1.addHook('onRequest', async (request, reply) => {
         request.caller = await authenticate(request);
+        await limit?.(request.caller, reply);
       });
       v1.addHook('onSend', conditionalGet);
       const routeDeps = { db: deps.db, clock: deps.clock, appUrl: deps.appUrl };

@@ -1,3 +1,5 @@
+import { DEFAULT_LIMITS, type RateLimits } from './rate-limit/limiter.ts';
+
 /**
  * The service's configuration, read from the environment once at start. Every problem is
  * collected so an operator sees them all at once; the result is frozen and passed in.
@@ -11,6 +13,7 @@ export interface Config {
   appUrl: string;
   logLevel: LogLevel;
   redisUrl: string | undefined;
+  rateLimits: RateLimits;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,6 +56,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     problems.push('REDIS_URL must be a redis:// or rediss:// URL');
   }
 
+  const positive = (name: string, fallback: number) => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    if (!/^[1-9][0-9]{0,8}$/.test(value)) {
+      problems.push(`${name} must be a whole number from 1 to 999999999`);
+      return fallback;
+    }
+    return Number(value);
+  };
+  const rateLimits: RateLimits = {
+    perKey: positive('RATE_LIMIT_PER_KEY', DEFAULT_LIMITS.perKey),
+    perTeam: positive('RATE_LIMIT_PER_TEAM', DEFAULT_LIMITS.perTeam),
+    windowMs: positive('RATE_LIMIT_WINDOW_SECONDS', DEFAULT_LIMITS.windowMs / 1000) * 1000,
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     databaseUrl,
@@ -62,6 +80,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appUrl,
     logLevel: logLevel as LogLevel,
     redisUrl,
+    rateLimits,
   });
 }
 

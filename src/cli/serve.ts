@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { type Config, parsePort } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
+import { createMetrics } from '../http/metrics.ts';
+import { createRateLimiter } from '../rate-limit/create.ts';
 import { openStore } from '../db/open.ts';
 import { systemClock } from '../shared/clock.ts';
 import { runCaptured } from './commands.ts';
@@ -33,11 +35,15 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
 
   const { db, lock } = await openStore(config, (err) => logger.warn({ err }, 'database connection lost'));
   let control: Server | undefined;
+  let stopLimiter: (() => Promise<void>) | undefined;
   try {
     await migrate(db);
     const demoKey = values.demo ? await prepareDemo(db) : undefined;
 
-    const app = await buildApp({ db, clock, appUrl: config.appUrl, logger });
+    const metrics = createMetrics().withDefaults();
+    const { limiter, healthChecks } = createRateLimiter(config.rateLimits, config.redisUrl, logger, metrics);
+    stopLimiter = () => limiter.close();
+    const app = await buildApp({ db, clock, appUrl: config.appUrl, logger, rateLimiter: limiter, metrics, healthChecks });
     let closing = false;
     // Responses finished during shutdown close their connection, so keep-alive clients
     // do not hold the server open once their last request is answered.
@@ -80,6 +86,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     return 0;
   } finally {
     control?.close();
+    await stopLimiter?.();
     await db.close();
   }
 

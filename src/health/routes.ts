@@ -3,31 +3,39 @@ import type { Database } from '../db/database.ts';
 
 export interface HealthCheck {
   name: string;
+  /** A failing critical check makes the service not ready (503); another only degraded. */
+  critical?: boolean;
   check(): Promise<void>;
 }
 
 const CHECK_TIMEOUT_MS = 2000;
 
-/** /healthz: the process answers. /readyz: every dependency answers, or 503 naming which. */
+/**
+ * /healthz: the process answers. /readyz: 200 when every dependency answers; 503 naming
+ * which when a critical one (the database) does not; 200 "degraded" when only a
+ * non-critical one (Redis, with a per-process fallback) does not.
+ */
 export function healthRoutes(app: FastifyInstance, checks: HealthCheck[]): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (request, reply) => {
     const results = await Promise.all(
-      checks.map(async ({ name, check }) => {
+      checks.map(async ({ name, check, critical = true }) => {
         try {
           await withTimeout(check(), CHECK_TIMEOUT_MS);
-          return [name, 'ok'] as const;
+          return { name, ok: true, critical };
         } catch (err) {
           request.log.warn({ err, check: name }, 'readiness check failed');
-          return [name, 'unavailable'] as const;
+          return { name, ok: false, critical };
         }
       }),
     );
-    const ready = results.every(([, state]) => state === 'ok');
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(results) });
+    const ready = results.every((r) => r.ok || !r.critical);
+    const status = !ready ? 'unavailable' : results.every((r) => r.ok) ? 'ok' : 'degraded';
+    return reply.code(ready ? 200 : 503).send({
+      status,
+      checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? 'ok' : 'unavailable'])),
+    });
   });
 }
 

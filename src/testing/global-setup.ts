@@ -1,9 +1,11 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
+    redisUrl: string;
   }
 }
 
@@ -24,6 +26,29 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   if (!reachable) console.warn(`PostgreSQL not reachable at ${url}: running on the embedded store only`);
   project.provide('postgresUrl', reachable ? url : '');
+
+  const redisUrl = process.env.TEST_REDIS_URL || DEFAULT_TEST_REDIS;
+  const redisReachable = await canPing(redisUrl);
+  if (!redisReachable && process.env.REQUIRE_REDIS === '1') {
+    throw new Error(`REQUIRE_REDIS=1 but Redis at ${redisUrl} is not reachable`);
+  }
+  if (!redisReachable) console.warn(`Redis not reachable at ${redisUrl}: skipping the Redis suites`);
+  project.provide('redisUrl', redisReachable ? redisUrl : '');
+}
+
+export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';
+
+async function canPing(url: string): Promise<boolean> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 async function canConnect(url: string): Promise<boolean> {

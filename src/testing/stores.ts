@@ -12,6 +12,10 @@ export function storeKinds(): StoreKind[] {
   return inject('postgresUrl') ? ['embedded', 'postgres'] : ['embedded'];
 }
 
+export function redisUrl(): string {
+  return inject('redisUrl');
+}
+
 export function postgresUrl(): string {
   return inject('postgresUrl');
 }

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The service's Prometheus metrics, one registry per app so tests do not share counts. */
+export function createMetrics() {
+  const registry = new Registry();
+  return {
+    registry,
+    requests: new Histogram({
+      name: 'dealroom_http_request_duration_seconds',
+      help: 'Read API requests by route and status',
+      labelNames: ['route', 'status'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'dealroom_rate_limited_total',
+      help: 'Requests refused with 429',
+      registers: [registry],
+    }),
+    rateLimitBackendErrors: new Counter({
+      name: 'dealroom_rate_limit_backend_errors_total',
+      help: 'Rate-limit decisions the shared backend (Redis) failed to make',
+      registers: [registry],
+    }),
+    rateLimitDegraded: new Gauge({
+      name: 'dealroom_rate_limit_degraded',
+      help: '1 while Redis is unreachable and limits are counted per process',
+      registers: [registry],
+    }),
+    withDefaults() {
+      collectDefaultMetrics({ register: registry });
+      return this;
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** GET /metrics in Prometheus' text format, and a duration for every routed request. */
+export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (!route?.startsWith('/v1')) return;
+    metrics.requests.observe({ route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('Content-Type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}
