@@ -1,34 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { make } from '../testing/fixtures.ts';
 import { dealroom, startServer } from '../testing/process.ts';
-import { postgresUrl, storeKinds } from '../testing/stores.ts';
-
-/** Environment selecting a fresh store of the kind: a new data folder, or a new database. */
-async function freshStore(kind: string): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'dealroom-cli-'));
-  if (kind === 'embedded') return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => {} };
-  const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: postgresUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl());
-  url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
-    drop: async () => {
-      const client = new pg.Client({ connectionString: postgresUrl() });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
+import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 
 describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
   let env: Record<string, string>;
@@ -37,7 +13,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', (kind) => {
   const room = make.room(team.id as string, { name: 'CLI room' });
 
   beforeAll(async () => {
-    ({ env, drop } = await freshStore(kind));
+    ({ env, drop } = await freshStoreEnv(kind));
     env.APP_URL = 'https://share.example.test/';
   });
   afterAll(async () => {

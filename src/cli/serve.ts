@@ -4,9 +4,9 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { type Config, parsePort } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
+import { openStore } from '../db/open.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { createRateLimiter } from '../rate-limit/create.ts';
-import { openStore } from '../db/open.ts';
 import { systemClock } from '../shared/clock.ts';
 import { runCaptured } from './commands.ts';
 import { UsageError } from './context.ts';
@@ -43,7 +43,15 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     const metrics = createMetrics().withDefaults();
     const { limiter, healthChecks } = createRateLimiter(config.rateLimits, config.redisUrl, logger, metrics);
     stopLimiter = () => limiter.close();
-    const app = await buildApp({ db, clock, appUrl: config.appUrl, logger, rateLimiter: limiter, metrics, healthChecks });
+    const app = await buildApp({
+      db,
+      clock,
+      appUrl: config.appUrl,
+      logger,
+      rateLimiter: limiter,
+      metrics,
+      healthChecks,
+    });
     let closing = false;
     // Responses finished during shutdown close their connection, so keep-alive clients
     // do not hold the server open once their last request is answered.

@@ -14,8 +14,11 @@ import { openTestStore, redisUrl } from '../testing/stores.ts';
 const SMALL: RateLimits = { perKey: 5, perTeam: 8, windowMs: 3_600_000 };
 const START = '2026-05-20T12:00:00.000Z';
 
-const backends: [string, (limits: RateLimits) => RateLimiter][] = [['memory', (l) => new MemoryRateLimiter(l)]];
-if (redisUrl()) backends.push(['redis', (l) => new RedisRateLimiter(new Redis(redisUrl()), l, `test:${randomUUID()}`)]);
+const backends: [string, (limits: RateLimits) => RateLimiter][] = [
+  ['memory', (l) => new MemoryRateLimiter(l)],
+];
+if (redisUrl())
+  backends.push(['redis', (l) => new RedisRateLimiter(new Redis(redisUrl()), l, `test:${randomUUID()}`)]);
 
 describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
   let db: Database;
@@ -33,7 +36,13 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
   async function appWith(limits: RateLimits) {
     const limiter = createLimiter(limits);
     limiters.push(limiter);
-    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: { level: 'silent' }, rateLimiter: limiter });
+    const app = await buildApp({
+      db,
+      clock,
+      appUrl: 'https://x.test',
+      logger: { level: 'silent' },
+      rateLimiter: limiter,
+    });
     const get = (url: string, key?: string, headers: Record<string, string> = {}) =>
       app.inject({ url, headers: { ...(key ? { 'x-api-key': key } : {}), ...headers } });
     return { app, get };
@@ -77,7 +86,10 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
       expect((await get('/v1/nowhere', key)).statusCode).toBe(404);
-      expect((await app.inject({ method: 'POST', url: '/v1/deal-rooms', headers: { 'x-api-key': key } })).statusCode).toBe(405);
+      expect(
+        (await app.inject({ method: 'POST', url: '/v1/deal-rooms', headers: { 'x-api-key': key } }))
+          .statusCode,
+      ).toBe(405);
     }
     expect((await get('/v1/deal-rooms', key)).headers['x-ratelimit-remaining']).toBe('4');
     await app.close();
@@ -98,7 +110,9 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
       expect(JSON.parse(refused.body)).toEqual({ error: 'Rate limit exceeded', code: 'rate_limit' });
       expect(refused.headers['x-ratelimit-limit']).toBe('5');
       expect(refused.headers['x-ratelimit-remaining']).toBe('0');
-      expect(refused.headers['x-ratelimit-reset']).toBe(String(Math.ceil((Date.parse(START) + 3_600_000) / 1000)));
+      expect(refused.headers['x-ratelimit-reset']).toBe(
+        String(Math.ceil((Date.parse(START) + 3_600_000) / 1000)),
+      );
       expect(refused.headers['retry-after']).toBe(String((3_600_000 - 5 * 60_000) / 1000));
       expect(refused.headers.etag).toBeUndefined();
     }

@@ -9,9 +9,14 @@ import { RedisRateLimiter } from './redis.ts';
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-05-20T12:00:00.000Z');
 
-const backends: [string, (limits: RateLimits) => RateLimiter][] = [['memory', (limits) => new MemoryRateLimiter(limits)]];
+const backends: [string, (limits: RateLimits) => RateLimiter][] = [
+  ['memory', (limits) => new MemoryRateLimiter(limits)],
+];
 if (redisUrl()) {
-  backends.push(['redis', (limits) => new RedisRateLimiter(new Redis(redisUrl()), limits, `test:${randomUUID()}`)]);
+  backends.push([
+    'redis',
+    (limits) => new RedisRateLimiter(new Redis(redisUrl()), limits, `test:${randomUUID()}`),
+  ]);
 }
 
 describe.each(backends)('%s rate limiter', (_, create) => {

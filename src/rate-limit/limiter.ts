@@ -32,7 +32,13 @@ export interface RateLimiter {
 }
 
 /** A sliding log's verdict for one budget, from its size and oldest entry. */
-export function budgetOf(limit: number, counted: number, oldestMs: number | undefined, windowMs: number, nowMs: number): Budget {
+export function budgetOf(
+  limit: number,
+  counted: number,
+  oldestMs: number | undefined,
+  windowMs: number,
+  nowMs: number,
+): Budget {
   return {
     limit,
     remaining: Math.max(0, limit - counted),
@@ -45,10 +51,16 @@ export function budgetOf(limit: number, counted: number, oldestMs: number | unde
  * left (on a tie, the one that frees up later), the IETF pair for both, and Retry-After
  * on a refusal: when every exhausted budget has room again.
  */
-export function rateLimitHeaders(decision: RateDecision, limits: RateLimits, nowMs: number): Record<string, string> {
+export function rateLimitHeaders(
+  decision: RateDecision,
+  limits: RateLimits,
+  nowMs: number,
+): Record<string, string> {
   const { key, team } = decision;
   const tighter =
-    key.remaining < team.remaining || (key.remaining === team.remaining && key.resetAtMs >= team.resetAtMs) ? key : team;
+    key.remaining < team.remaining || (key.remaining === team.remaining && key.resetAtMs >= team.resetAtMs)
+      ? key
+      : team;
   const seconds = (ms: number) => Math.max(0, Math.ceil((ms - nowMs) / 1000));
   const windowSeconds = Math.round(limits.windowMs / 1000);
   const headers: Record<string, string> = {

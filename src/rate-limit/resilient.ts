@@ -39,7 +39,10 @@ export class ResilientRateLimiter implements RateLimiter {
     try {
       const decision = await this.primary.consume(subject, nowMs);
       if (this.degradedSince !== undefined) {
-        this.logger.info({ downForMs: Date.now() - this.degradedSince }, 'rate limiter: Redis is back; counting shared again');
+        this.logger.info(
+          { downForMs: Date.now() - this.degradedSince },
+          'rate limiter: Redis is back; counting shared again',
+        );
         this.degradedSince = undefined;
         this.events.onStateChange?.(false);
       }
@@ -48,7 +51,10 @@ export class ResilientRateLimiter implements RateLimiter {
       this.events.onBackendError?.();
       if (this.degradedSince === undefined) {
         this.degradedSince = Date.now();
-        this.logger.error({ err }, 'rate limiter: Redis unreachable; counting in this process until it returns');
+        this.logger.error(
+          { err },
+          'rate limiter: Redis unreachable; counting in this process until it returns',
+        );
         this.events.onStateChange?.(true);
       }
       return this.fallback.consumeNow(subject, nowMs);

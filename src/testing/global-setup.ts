@@ -39,7 +39,12 @@ export default async function setup(project: TestProject): Promise<void> {
 export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';
 
 async function canPing(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

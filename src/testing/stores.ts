@@ -1,4 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
@@ -39,6 +43,30 @@ export async function openTestStore(kind: StoreKind): Promise<Database> {
     async close() {
       await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await db.close();
+    },
+  };
+}
+
+/** Environment selecting a fresh store of the kind: a new data folder, or a new database. */
+export async function freshStoreEnv(
+  kind: StoreKind,
+): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dealroom-cli-'));
+  if (kind === 'embedded') return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => {} };
+  const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: postgresUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl());
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
     },
   };
 }
