@@ -9,6 +9,8 @@ import { conditionalGet } from './http/caching.ts';
 import { apiErrors, installErrorHandlers } from './http/errors.ts';
 import { createMetrics, type Metrics, metricsRoutes } from './http/metrics.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
+import { registerDocs } from './http/docs.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { requestIdFor } from './http/request-id.ts';
 import type { TypedFastify } from './http/types.ts';
 import { linkRoutes } from './links/routes.ts';
@@ -66,6 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
   const metrics = deps.metrics ?? createMetrics();
   metricsRoutes(app, metrics);
+  await registerOpenApi(app);
+  await registerDocs(app);
 
   const authenticate = createAuthenticator(deps.db, deps.clock);
   const limit = deps.rateLimiter ? createRateLimitCheck(deps.rateLimiter, deps.clock, metrics) : undefined;

@@ -12,6 +12,7 @@ export function analyticsRoutes(app: TypedFastify, { db, clock }: RouteDeps): vo
     {
       schema: {
         operationId: 'getAnalytics',
+        tags: ['Deal rooms'],
         summary: 'Get room analytics',
         description: 'Engagement figures for a period of whole UTC days ending today.',
         params: RoomParams,

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Uuid } from '../http/fields.ts';
+import { StringEnum, Uuid } from '../http/fields.ts';
 import { PERIODS } from '../http/query.ts';
 
 export const AnalyticsSchema = Type.Object(
@@ -48,7 +48,28 @@ export const AnalyticsSchema = Type.Object(
       { description: 'One item per day of the period, oldest first' },
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        dealRoomId: '6f1c2b7e-3a4d-4e5f-8a9b-0c1d2e3f4a5b',
+        period: '7d',
+        totalViews: 41,
+        uniqueViewers: 12,
+        avgViewDurationSeconds: 88,
+        totalDownloads: 3,
+        topDocuments: [
+          { documentId: '0b8e4f2a-1c3d-4e5f-9a7b-6c5d4e3f2a1b', name: 'Financial Model.xlsx', views: 17, avgDurationSeconds: 131 },
+        ],
+        topLinks: [{ linkId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', name: 'Lead investors', clicks: 15 }],
+        viewsOverTime: [
+          { date: '2026-05-14', views: 4 }, { date: '2026-05-15', views: 9 }, { date: '2026-05-16', views: 0 },
+          { date: '2026-05-17', views: 2 }, { date: '2026-05-18', views: 11 }, { date: '2026-05-19', views: 8 },
+          { date: '2026-05-20', views: 7 },
+        ],
+      },
+    ],
+  },
 );
 
 export type Analytics = Static<typeof AnalyticsSchema>;

@@ -20,6 +20,7 @@ export function dealRoomRoutes(app: TypedFastify, { db }: RouteDeps): void {
     {
       schema: {
         operationId: 'listDealRooms',
+        tags: ['Deal rooms'],
         summary: 'List deal rooms',
         description: "The caller's team's rooms, most recently updated first.",
         querystring: DealRoomListQuery,
@@ -41,6 +42,7 @@ export function dealRoomRoutes(app: TypedFastify, { db }: RouteDeps): void {
     {
       schema: {
         operationId: 'getDealRoom',
+        tags: ['Deal rooms'],
         summary: 'Get a deal room',
         description: 'One room with its all-time engagement figures.',
         params: RoomParams,

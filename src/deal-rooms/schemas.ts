@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../http/fields.ts';
+import { StringEnum, Timestamp, Uuid } from '../http/fields.ts';
 
 const counts = {
   documentCount: Type.Integer({ description: 'Number of published documents' }),
@@ -10,7 +10,7 @@ const head = {
   id: Uuid(),
   name: Type.String(),
   description: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+  status: StringEnum(['active', 'archived'] as const),
 };
 const times = {
   createdAt: Timestamp('When the room was created'),
@@ -31,7 +31,24 @@ export const DealRoomDetailSchema = Type.Object(
     }),
     ...times,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: '6f1c2b7e-3a4d-4e5f-8a9b-0c1d2e3f4a5b',
+        name: 'Project Falcon – Series B',
+        description: 'Due diligence for the Series B round',
+        status: 'active',
+        documentCount: 12,
+        linkCount: 4,
+        totalViews: 1843,
+        uniqueViewers: 57,
+        avgViewDurationSeconds: 94,
+        createdAt: '2026-03-02T09:15:00.000Z',
+        updatedAt: '2026-05-18T16:40:12.345Z',
+      },
+    ],
+  },
 );
 
 export type DealRoom = Static<typeof DealRoomSchema>;

@@ -12,6 +12,7 @@ export function documentRoutes(app: TypedFastify, { db }: RouteDeps): void {
     {
       schema: {
         operationId: 'listDocuments',
+        tags: ['Deal rooms'],
         summary: 'List documents',
         description: "The room's published documents, in sidebar order.",
         params: RoomParams,

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../http/fields.ts';
+import { StringEnum, Timestamp, Uuid } from '../http/fields.ts';
 
 export const SOURCE_TYPES = [
   'upload',
@@ -17,7 +17,7 @@ export const DocumentSchema = Type.Object(
     id: Uuid(),
     name: Type.String(),
     displayName: Type.Union([Type.String(), Type.Null()], { description: 'null when none is set' }),
-    sourceType: Type.Union(SOURCE_TYPES.map((t) => Type.Literal(t))),
+    sourceType: StringEnum(SOURCE_TYPES),
     pageCount: Type.Integer(),
     status: Type.Union(
       DOCUMENT_STATUSES.map((s) => Type.Literal(s)),
@@ -29,7 +29,22 @@ export const DocumentSchema = Type.Object(
     createdAt: Timestamp('When the document was added'),
     updatedAt: Timestamp('When the document last changed'),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: '0b8e4f2a-1c3d-4e5f-9a7b-6c5d4e3f2a1b',
+        name: 'Financial Model.xlsx',
+        displayName: 'Financial model (FY26)',
+        sourceType: 'google_drive',
+        pageCount: 14,
+        status: 'published',
+        position: 2,
+        createdAt: '2026-03-03T10:00:00.000Z',
+        updatedAt: '2026-04-21T08:12:45.000Z',
+      },
+    ],
+  },
 );
 
 export type Document = Static<typeof DocumentSchema>;

@@ -31,8 +31,17 @@ export const ErrorSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const exampleOf = (schema: TSchema): unknown => (schema.examples as unknown[] | undefined)?.[0];
+
 export function SingleEnvelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: Meta }, { additionalProperties: false });
+  const example = exampleOf(data);
+  return Type.Object(
+    { data, meta: Meta },
+    {
+      additionalProperties: false,
+      ...(example ? { examples: [{ data: example, meta: { apiVersion: API_VERSION } }] } : {}),
+    },
+  );
 }
 
 export function ListEnvelope<T extends TSchema>(item: T) {
@@ -44,7 +53,19 @@ export function ListEnvelope<T extends TSchema>(item: T) {
         { additionalProperties: false },
       ),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      ...(exampleOf(item)
+        ? {
+            examples: [
+              {
+                data: [exampleOf(item)],
+                meta: { apiVersion: API_VERSION, pagination: { page: 1, perPage: 20, total: 1, totalPages: 1 } },
+              },
+            ],
+          }
+        : {}),
+    },
   );
 }
 

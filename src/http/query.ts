@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { StringEnum } from './fields.ts';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 
 /**
@@ -28,11 +29,7 @@ export const PaginationQuery = Type.Object({
 export const DealRoomListQuery = Type.Object({
   page: Type.Optional(PageParam),
   per_page: Type.Optional(PerPageParam),
-  status: Type.Optional(
-    Type.Union([Type.Literal('active'), Type.Literal('archived')], {
-      description: 'Only rooms with this status.',
-    }),
-  ),
+  status: Type.Optional(StringEnum(['active', 'archived'] as const, { description: 'Only rooms with this status.' })),
 });
 
 export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
@@ -40,10 +37,7 @@ export type Period = (typeof PERIODS)[number];
 
 export const AnalyticsQuery = Type.Object({
   period: Type.Optional(
-    Type.Union(
-      PERIODS.map((p) => Type.Literal(p)),
-      { description: 'Days covered, ending today (UTC): 7, 30, 90, or all time. Default 30d.' },
-    ),
+    StringEnum(PERIODS, { description: 'Days covered, ending today (UTC): 7, 30, 90, or all time. Default 30d.' }),
   ),
 });
 

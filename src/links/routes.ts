@@ -12,6 +12,7 @@ export function linkRoutes(app: TypedFastify, { db, clock, appUrl }: RouteDeps):
     {
       schema: {
         operationId: 'listLinks',
+        tags: ['Deal rooms'],
         summary: 'List share links',
         description: "The room's share links, most recently created first.",
         params: RoomParams,

@@ -14,7 +14,23 @@ export const LinkSchema = Type.Object(
     totalClicks: Type.Integer({ description: 'All-time visits (openings of the link)' }),
     createdAt: Timestamp('When the link was created'),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        name: 'Lead investors',
+        shortId: 'f4lc0n-b',
+        url: 'https://app.example.com/v/f4lc0n-b',
+        isActive: true,
+        requiresEmail: true,
+        requiresPassword: false,
+        expiresAt: null,
+        totalClicks: 212,
+        createdAt: '2026-03-04T12:00:00.000Z',
+      },
+    ],
+  },
 );
 
 export type Link = Static<typeof LinkSchema>;

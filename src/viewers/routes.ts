@@ -12,6 +12,7 @@ export function viewerRoutes(app: TypedFastify, { db }: RouteDeps): void {
     {
       schema: {
         operationId: 'listViewers',
+        tags: ['Deal rooms'],
         summary: 'List viewers',
         description:
           "The room's viewers (people with at least one view), with all-time engagement, most recent view first.",

@@ -13,7 +13,22 @@ export const ViewerSchema = Type.Object(
     documentsViewed: Type.Integer({ description: 'Distinct documents viewed' }),
     linkName: Type.String({ description: 'Name of the link used for their latest view' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: '3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a',
+        email: 'ava.chen@bluepeak.vc',
+        name: 'Ava Chen',
+        firstViewedAt: '2026-04-02T14:03:11.000Z',
+        lastViewedAt: '2026-05-19T09:47:30.000Z',
+        totalViews: 23,
+        totalDurationSeconds: 2710,
+        documentsViewed: 9,
+        linkName: 'Lead investors',
+      },
+    ],
+  },
 );
 
 export type Viewer = Static<typeof ViewerSchema>;
