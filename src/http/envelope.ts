@@ -60,7 +60,10 @@ export function ListEnvelope<T extends TSchema>(item: T) {
             examples: [
               {
                 data: [exampleOf(item)],
-                meta: { apiVersion: API_VERSION, pagination: { page: 1, perPage: 20, total: 1, totalPages: 1 } },
+                meta: {
+                  apiVersion: API_VERSION,
+                  pagination: { page: 1, perPage: 20, total: 1, totalPages: 1 },
+                },
               },
             ],
           }

@@ -11,6 +11,9 @@ export const NullableTimestamp = (description: string) =>
   Type.Union([Timestamp(description), Type.Null()], { description });
 
 /** A string from a fixed set, as a plain JSON-schema enum (clearer in the OpenAPI document than anyOf). */
-export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }

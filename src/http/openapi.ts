@@ -2,28 +2,54 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from './envelope.ts';
 
-const header = (description: string, schema: Record<string, unknown>, required = true) => ({ description, required, schema });
+const header = (description: string, schema: Record<string, unknown>, required = true) => ({
+  description,
+  required,
+  schema,
+});
 
 /** Headers on every response of a v1 operation. */
 const ALWAYS = {
-  'X-Request-Id': header('The request id: the caller\'s own when it was sane (up to 128 of A-Z a-z 0-9 . _ : -), else a new UUID', { type: 'string' }),
+  'X-Request-Id': header(
+    "The request id: the caller's own when it was sane (up to 128 of A-Z a-z 0-9 . _ : -), else a new UUID",
+    { type: 'string' },
+  ),
 };
 /** Headers on every authenticated response (contract.md section 3). */
 const BUDGET = {
-  'X-RateLimit-Limit': header('The limit of whichever budget (key or team) has less left', { type: 'integer' }),
+  'X-RateLimit-Limit': header('The limit of whichever budget (key or team) has less left', {
+    type: 'integer',
+  }),
   'X-RateLimit-Remaining': header('Requests left in that budget', { type: 'integer' }),
-  'X-RateLimit-Reset': header('Unix time (seconds) when its oldest counted request leaves the window', { type: 'integer' }),
-  'RateLimit-Policy': header('Both budgets, IETF syntax', { type: 'string', examples: ['"key";q=1000;w=3600, "team";q=3000;w=3600'] }),
-  RateLimit: header('What is left of both, IETF syntax', { type: 'string', examples: ['"key";r=998;t=3412, "team";r=2950;t=3412'] }),
+  'X-RateLimit-Reset': header('Unix time (seconds) when its oldest counted request leaves the window', {
+    type: 'integer',
+  }),
+  'RateLimit-Policy': header('Both budgets, IETF syntax', {
+    type: 'string',
+    examples: ['"key";q=1000;w=3600, "team";q=3000;w=3600'],
+  }),
+  RateLimit: header('What is left of both, IETF syntax', {
+    type: 'string',
+    examples: ['"key";r=998;t=3412, "team";r=2950;t=3412'],
+  }),
 };
 const SUCCESS = {
-  ETag: header('Weak validator of the body; send it back in If-None-Match', { type: 'string', examples: ['W/"k2JxXw3Ff0SkZqzvXg6x1PD0b6A"'] }),
+  ETag: header('Weak validator of the body; send it back in If-None-Match', {
+    type: 'string',
+    examples: ['W/"k2JxXw3Ff0SkZqzvXg6x1PD0b6A"'],
+  }),
   'Cache-Control': header('Always "private, no-cache"', { type: 'string', const: 'private, no-cache' }),
   Vary: header('Always "Authorization, X-API-Key"', { type: 'string' }),
 };
 
-const ERROR_EXAMPLES: Record<string, { description: string; examples: Record<string, { error: string; code: string }> }> = {
-  '400': { description: 'A query value outside its allowed set', examples: { page: { error: 'page must be a base-10 integer >= 1', code: 'validation_error' } } },
+const ERROR_EXAMPLES: Record<
+  string,
+  { description: string; examples: Record<string, { error: string; code: string }> }
+> = {
+  '400': {
+    description: 'A query value outside its allowed set',
+    examples: { page: { error: 'page must be a base-10 integer >= 1', code: 'validation_error' } },
+  },
   '401': {
     description: 'No key, or a key that is unknown, malformed or revoked',
     examples: {
@@ -31,12 +57,25 @@ const ERROR_EXAMPLES: Record<string, { description: string; examples: Record<str
       invalid: { error: 'Invalid API key', code: 'unauthorized' },
     },
   },
-  '404': { description: 'The room does not exist, is another team\'s, or the id is not a UUID', examples: { room: { error: 'Deal room not found', code: 'not_found' } } },
-  '429': { description: 'The key\'s or the team\'s budget is spent', examples: { limit: { error: 'Rate limit exceeded', code: 'rate_limit' } } },
-  '500': { description: 'An unexpected failure (details are only in the server log)', examples: { internal: { error: 'An unexpected error occurred', code: 'internal_error' } } },
+  '404': {
+    description: "The room does not exist, is another team's, or the id is not a UUID",
+    examples: { room: { error: 'Deal room not found', code: 'not_found' } },
+  },
+  '429': {
+    description: "The key's or the team's budget is spent",
+    examples: { limit: { error: 'Rate limit exceeded', code: 'rate_limit' } },
+  },
+  '500': {
+    description: 'An unexpected failure (details are only in the server log)',
+    examples: { internal: { error: 'An unexpected error occurred', code: 'internal_error' } },
+  },
 };
 
 type Json = Record<string, any>;
+
+/** A 500 may come before the request was counted (say, the database is down during authentication). */
+const optional = (headers: Json): Json =>
+  Object.fromEntries(Object.entries(headers).map(([name, spec]) => [name, { ...spec, required: false }]));
 
 /**
  * Adds to the document generated from the route schemas what routes do not declare: the
@@ -53,14 +92,21 @@ export function decorateDocument(document: Json): Json {
       if (error) {
         response.description = error.description;
         const media = response.content?.['application/json'];
-        if (media) media.examples = Object.fromEntries(Object.entries(error.examples).map(([k, value]) => [k, { value }]));
+        if (media)
+          media.examples = Object.fromEntries(
+            Object.entries(error.examples).map(([k, value]) => [k, { value }]),
+          );
       }
       response.headers = {
         ...ALWAYS,
-        ...(status === '401' ? {} : BUDGET),
+        ...(status === '401' ? {} : status === '500' ? optional(BUDGET) : BUDGET),
         ...(status === '200' ? SUCCESS : {}),
-        ...(status === '401' ? { 'WWW-Authenticate': header('Always "Bearer"', { type: 'string', const: 'Bearer' }) } : {}),
-        ...(status === '429' ? { 'Retry-After': header('Seconds until a request will pass', { type: 'integer' }) } : {}),
+        ...(status === '401'
+          ? { 'WWW-Authenticate': header('Always "Bearer"', { type: 'string', const: 'Bearer' }) }
+          : {}),
+        ...(status === '429'
+          ? { 'Retry-After': header('Seconds until a request will pass', { type: 'integer' }) }
+          : {}),
       };
     }
     operation.responses['304'] = {
@@ -69,7 +115,13 @@ export function decorateDocument(document: Json): Json {
     };
     operation.parameters = [
       ...(operation.parameters ?? []),
-      { in: 'header', name: 'If-None-Match', required: false, description: 'An ETag from an earlier response', schema: { type: 'string' } },
+      {
+        in: 'header',
+        name: 'If-None-Match',
+        required: false,
+        description: 'An ETag from an earlier response',
+        schema: { type: 'string' },
+      },
     ];
   }
   return document;
@@ -83,14 +135,23 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Deal Room Analytics API',
         version: API_VERSION,
         description:
-          'Read-only access to your team\'s deal rooms, their published documents, share links, viewers and analytics. ' +
+          "Read-only access to your team's deal rooms, their published documents, share links, viewers and analytics. " +
           'Every operation is a GET answering JSON. Authenticate with `Authorization: Bearer <key>` or `X-API-Key: <key>`. ' +
           'Each key may make 1,000 requests and each team 3,000 in any rolling hour.',
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (dr_live_...) as a bearer token' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (dr_live_...)' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key (dr_live_...) as a bearer token',
+          },
+          apiKeyHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'An API key (dr_live_...)',
+          },
         },
       },
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
@@ -98,6 +159,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     stripBasePath: false,
     hideUntagged: true,
-    transformObject: (document) => decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
+    transformObject: (document) =>
+      decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
   });
 }

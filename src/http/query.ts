@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { StringEnum } from './fields.ts';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { StringEnum } from './fields.ts';
 
 /**
  * Query parameters arrive as strings and are validated as strings: a JSON-schema integer
@@ -29,7 +29,9 @@ export const PaginationQuery = Type.Object({
 export const DealRoomListQuery = Type.Object({
   page: Type.Optional(PageParam),
   per_page: Type.Optional(PerPageParam),
-  status: Type.Optional(StringEnum(['active', 'archived'] as const, { description: 'Only rooms with this status.' })),
+  status: Type.Optional(
+    StringEnum(['active', 'archived'] as const, { description: 'Only rooms with this status.' }),
+  ),
 });
 
 export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
@@ -37,7 +39,9 @@ export type Period = (typeof PERIODS)[number];
 
 export const AnalyticsQuery = Type.Object({
   period: Type.Optional(
-    StringEnum(PERIODS, { description: 'Days covered, ending today (UTC): 7, 30, 90, or all time. Default 30d.' }),
+    StringEnum(PERIODS, {
+      description: 'Days covered, ending today (UTC): 7, 30, 90, or all time. Default 30d.',
+    }),
   ),
 });
 

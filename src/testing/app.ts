@@ -1,19 +1,29 @@
 import { buildApp } from '../app.ts';
 import type { Database } from '../db/database.ts';
+import { DEFAULT_LIMITS } from '../rate-limit/limiter.ts';
+import { MemoryRateLimiter } from '../rate-limit/memory.ts';
 import type { Clock } from '../shared/clock.ts';
+import { openApiContract } from './openapi-contract.ts';
 
 export const TEST_APP_URL = 'https://rooms.example.test';
 
-/** The real app, in process, with logging off; requests go through `app.inject`. */
+/**
+ * The real app as one process runs it (rate limits counted in memory, default limits), in
+ * process, with logging off. Requests go through `app.inject`, and every response `get`
+ * receives is checked against the OpenAPI document.
+ */
 export async function testApp(db: Database, clock: Clock) {
-  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger: { level: 'silent' } });
+  const rateLimiter = new MemoryRateLimiter(DEFAULT_LIMITS);
+  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger: { level: 'silent' }, rateLimiter });
   await app.ready();
+  const matchesDocument = openApiContract(app);
   const get = async (url: string, key?: string, headers: Record<string, string> = {}) => {
     const response = await app.inject({
       method: 'GET',
       url,
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
     });
+    matchesDocument(url, response.statusCode, response.body, response.headers);
     return {
       status: response.statusCode,
       headers: response.headers,
