@@ -1,0 +1,96 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { useApi } from '../testing/suite.ts';
+
+type Json = Record<string, any>;
+const OPERATIONS = ['listDealRooms', 'getDealRoom', 'listDocuments', 'listLinks', 'listViewers', 'getAnalytics'];
+
+describe('OpenAPI document', () => {
+  const s = useApi('embedded');
+  const fetchDocument = async (): Promise<Json> => {
+    const res = await s.api.get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return res.body;
+  };
+
+  it('is served without a key and passes an OpenAPI 3.1 validator', async () => {
+    const document = await fetchDocument();
+    expect(document.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+  });
+
+  it('describes the six operations, both key schemes and every query limit', async () => {
+    const document = await fetchDocument();
+    const operations = Object.values<Json>(document.paths).map((p) => p.get);
+    expect(operations.map((o) => o.operationId).sort()).toEqual([...OPERATIONS].sort());
+    expect(Object.keys(document.paths).every((p) => p.startsWith('/v1/'))).toBe(true);
+    expect(document.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+    expect(document.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    const params = (id: string) => operations.find((o) => o.operationId === id).parameters as Json[];
+    const param = (id: string, name: string): Json => params(id).find((p) => p.name === name) ?? {};
+    expect(param('listDealRooms', 'status').schema.enum).toEqual(['active', 'archived']);
+    expect(param('getAnalytics', 'period').schema.enum).toEqual(['7d', '30d', '90d', 'all']);
+    expect(param('listViewers', 'per_page').description).toContain('above 100');
+    expect(param('listViewers', 'page').schema.pattern).toBeDefined();
+    expect(param('getDealRoom', 'id')).toMatchObject({ in: 'path', required: true });
+  });
+
+  it('documents every status with its body and headers', async () => {
+    const document = await fetchDocument();
+    for (const item of Object.values<Json>(document.paths)) {
+      const { operationId, responses } = item.get;
+      const statuses = Object.keys(responses).sort();
+      const expected = ['200', '304', '401', '429', '500'];
+      if (operationId !== 'getDealRoom') expected.push('400');
+      if (operationId !== 'listDealRooms') expected.push('404');
+      expect(statuses, operationId).toEqual(expected.sort());
+      expect(Object.keys(responses['200'].headers)).toEqual(
+        expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'ETag']),
+      );
+      expect(responses['429'].headers['Retry-After']).toBeDefined();
+      expect(responses['401'].headers['WWW-Authenticate']).toBeDefined();
+      for (const status of ['401', '429', '500']) {
+        const media = responses[status].content['application/json'];
+        expect(media.schema.required).toEqual(['error', 'code']);
+        expect(Object.keys(media.examples).length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('has examples that validate against their own schemas', async () => {
+    const document = await fetchDocument();
+    const ajv = new Ajv2020({ strict: false });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    let checked = 0;
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Json;
+      if (Array.isArray(schema.examples) && (schema.type === 'object' || schema.type === 'string')) {
+        const validate = ajv.compile(schema);
+        for (const example of schema.examples) {
+          expect(validate(example), `${JSON.stringify(example).slice(0, 80)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          checked++;
+        }
+      }
+      for (const value of Object.values(schema)) visit(value);
+    };
+    for (const item of Object.values<Json>(document.paths)) {
+      for (const response of Object.values<Json>(item.get.responses)) {
+        const media = response.content?.['application/json'];
+        if (!media) continue;
+        visit(media.schema);
+        for (const example of Object.values<Json>(media.examples ?? {})) {
+          expect(ajv.validate(media.schema, example.value)).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+});
