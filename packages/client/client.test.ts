@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { Analytics as ServerAnalytics } from '../../src/analytics/schemas.ts';
 import { buildApp } from '../../src/app.ts';
 import type { Database } from '../../src/db/database.ts';
-import type { DealRoom as ServerDealRoom, DealRoomDetail as ServerDealRoomDetail } from '../../src/deal-rooms/schemas.ts';
+import type {
+  DealRoom as ServerDealRoom,
+  DealRoomDetail as ServerDealRoomDetail,
+} from '../../src/deal-rooms/schemas.ts';
 import type { Document as ServerDocument } from '../../src/documents/schemas.ts';
 import type { Link as ServerLink } from '../../src/links/schemas.ts';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.ts';
@@ -49,7 +52,8 @@ describe('DealRoomClient against the real server on loopback', () => {
     db = store;
     const flaky: Database = {
       ...store,
-      query: (sql, params) => (broken ? Promise.reject(new Error('database went away')) : store.query(sql, params)),
+      query: (sql, params) =>
+        broken ? Promise.reject(new Error('database went away')) : store.query(sql, params),
     };
     app = await buildApp({
       db: flaky,
@@ -73,7 +77,14 @@ describe('DealRoomClient against the real server on loopback', () => {
       documents: [doc],
       links: [link],
       views: Array.from({ length: 5 }, (_, i) =>
-        make.view(link.id as string, doc.id as string, { email: `v${i}@x.co` }, `2026-05-1${i}T00:00:00Z`, 10 * i)),
+        make.view(
+          link.id as string,
+          doc.id as string,
+          { email: `v${i}@x.co` },
+          `2026-05-1${i}T00:00:00Z`,
+          10 * i,
+        ),
+      ),
     });
   });
   afterAll(async () => {
@@ -95,18 +106,29 @@ describe('DealRoomClient against the real server on loopback', () => {
 
   it('returns typed single resources', async () => {
     const room = await client().dealRooms.get(roomId);
-    expect(room).toMatchObject({ id: roomId, name: 'Client room', totalViews: 5, uniqueViewers: 5, avgViewDurationSeconds: 20 });
+    expect(room).toMatchObject({
+      id: roomId,
+      name: 'Client room',
+      totalViews: 5,
+      uniqueViewers: 5,
+      avgViewDurationSeconds: 20,
+    });
     const analytics = await client().analytics.get(roomId, { period: '7d' });
     expect(analytics.period).toBe('7d');
     expect(analytics.viewsOverTime).toHaveLength(7);
   });
 
   it('throws typed errors with code, status and request id', async () => {
-    const error = await client().dealRooms.get('nope').catch((e: unknown) => e);
+    const error = await client()
+      .dealRooms.get('nope')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DealRoomApiError);
     expect(error).toMatchObject({ status: 404, code: 'not_found', message: 'Deal room not found' });
     expect((error as DealRoomApiError).requestId).toMatch(/^[0-9a-f-]{36}$/);
-    await expect(client({ apiKey: 'dr_live_nope' }).dealRooms.get(roomId)).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+    await expect(client({ apiKey: 'dr_live_nope' }).dealRooms.get(roomId)).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
   });
 
   it('retries a 429 after the Retry-After it was given', async () => {
@@ -130,15 +152,30 @@ describe('DealRoomClient against the real server on loopback', () => {
 
   it('does not wait past maxRetryDelayMs: the 429 is thrown with its Retry-After', async () => {
     const { key: fresh } = await teamWithKey(db, clock);
-    const c = client({ apiKey: fresh, maxRetryDelayMs: 1000, sleep: async () => { throw new Error('must not wait'); } });
+    const c = client({
+      apiKey: fresh,
+      maxRetryDelayMs: 1000,
+      sleep: async () => {
+        throw new Error('must not wait');
+      },
+    });
     for (let i = 0; i < 40; i++) await c.dealRooms.list().page(1);
-    await expect(c.dealRooms.list().page(1)).rejects.toMatchObject({ status: 429, code: 'rate_limit', retryAfterSeconds: 3600 });
+    await expect(c.dealRooms.list().page(1)).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limit',
+      retryAfterSeconds: 3600,
+    });
   });
 
   it('retries a 5xx with backoff and bounded attempts', async () => {
     const waits: number[] = [];
     broken = true;
-    const recovering = client({ sleep: async (ms) => { waits.push(ms); broken = waits.length < 2; } });
+    const recovering = client({
+      sleep: async (ms) => {
+        waits.push(ms);
+        broken = waits.length < 2;
+      },
+    });
     expect((await recovering.dealRooms.get(roomId)).id).toBe(roomId);
     expect(waits).toHaveLength(2);
     broken = true;
@@ -148,14 +185,26 @@ describe('DealRoomClient against the real server on loopback', () => {
   });
 
   it('reports a network failure after its retries', async () => {
-    const c = new DealRoomClient({ apiKey: key, baseUrl: 'http://127.0.0.1:9', maxRetries: 1, sleep: async () => {} });
+    const c = new DealRoomClient({
+      apiKey: key,
+      baseUrl: 'http://127.0.0.1:9',
+      maxRetries: 1,
+      sleep: async () => {},
+    });
     await expect(c.dealRooms.get(roomId)).rejects.toMatchObject({ status: 0, code: 'network_error' });
   });
 });
 
 describe('verifyWebhook', () => {
   const secret = generateWebhookSecret();
-  const body = JSON.stringify({ id: 'evt_1', type: 'view.started', createdAt: '2026-05-20T12:00:00.000Z', apiVersion: '2026-04-01', teamId: 't', data: { id: 'v' } });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    type: 'view.started',
+    createdAt: '2026-05-20T12:00:00.000Z',
+    apiVersion: '2026-04-01',
+    teamId: 't',
+    data: { id: 'v' },
+  });
   const at = 1_779_278_400; // 2026-05-20T12:00:00Z
   const now = new Date(at * 1000);
 
@@ -163,19 +212,24 @@ describe('verifyWebhook', () => {
     const headers = webhookHeaders([secret], 'evt_1', at, body);
     const event = await verifyWebhook(body, headers, secret, { now });
     expect(event).toMatchObject({ id: 'evt_1', type: 'view.started' });
-    await expect(verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret, { now })).resolves.toMatchObject({ id: 'evt_1' });
+    await expect(
+      verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret, { now }),
+    ).resolves.toMatchObject({ id: 'evt_1' });
   });
 
   it('accepts either secret during a rotation', async () => {
     const next = generateWebhookSecret();
     const headers = webhookHeaders([next, secret], 'evt_1', at, body);
     await expect(verifyWebhook(body, headers, secret, { now })).resolves.toBeTruthy();
-    await expect(verifyWebhook(body, webhookHeaders([next], 'evt_1', at, body), [secret, next], { now })).resolves.toBeTruthy();
+    await expect(
+      verifyWebhook(body, webhookHeaders([next], 'evt_1', at, body), [secret, next], { now }),
+    ).resolves.toBeTruthy();
   });
 
   it('refuses a changed body, another id, a wrong secret, a stale timestamp or missing headers', async () => {
     const headers = webhookHeaders([secret], 'evt_1', at, body);
-    const refuse = (promise: Promise<unknown>) => expect(promise).rejects.toBeInstanceOf(WebhookVerificationError);
+    const refuse = (promise: Promise<unknown>) =>
+      expect(promise).rejects.toBeInstanceOf(WebhookVerificationError);
     await refuse(verifyWebhook(body.replace('view', 'download'), headers, secret, { now }));
     await refuse(verifyWebhook(body, { ...headers, 'webhook-id': 'evt_2' }, secret, { now }));
     await refuse(verifyWebhook(body, headers, generateWebhookSecret(), { now }));

@@ -39,11 +39,16 @@ export class DealRoomClient {
       list: (params = {}) => this.#pages('/v1/deal-rooms', { status: params.status }, params.perPage),
       get: async (id) => (await this.request(room(id))).data,
     };
-    this.documents = { list: (roomId, params = {}) => this.#pages(`${room(roomId)}/documents`, {}, params.perPage) };
+    this.documents = {
+      list: (roomId, params = {}) => this.#pages(`${room(roomId)}/documents`, {}, params.perPage),
+    };
     this.links = { list: (roomId, params = {}) => this.#pages(`${room(roomId)}/links`, {}, params.perPage) };
-    this.viewers = { list: (roomId, params = {}) => this.#pages(`${room(roomId)}/viewers`, {}, params.perPage) };
+    this.viewers = {
+      list: (roomId, params = {}) => this.#pages(`${room(roomId)}/viewers`, {}, params.perPage),
+    };
     this.analytics = {
-      get: async (roomId, params = {}) => (await this.request(`${room(roomId)}/analytics`, { period: params.period })).data,
+      get: async (roomId, params = {}) =>
+        (await this.request(`${room(roomId)}/analytics`, { period: params.period })).data,
     };
   }
 
@@ -56,7 +61,8 @@ export class DealRoomClient {
    */
   async request(path, query = {}) {
     const url = new URL(this.baseUrl + path);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     for (let attempt = 0; ; attempt++) {
       let response;
       try {
@@ -69,11 +75,14 @@ export class DealRoomClient {
           await this.sleep(backoff(attempt));
           continue;
         }
-        throw new DealRoomApiError(`request to ${url.pathname} failed: ${cause instanceof Error ? cause.message : cause}`, {
-          status: 0,
-          code: 'network_error',
-          cause,
-        });
+        throw new DealRoomApiError(
+          `request to ${url.pathname} failed: ${cause instanceof Error ? cause.message : cause}`,
+          {
+            status: 0,
+            code: 'network_error',
+            cause,
+          },
+        );
       }
       if (response.ok) return response.json();
 
@@ -134,7 +143,8 @@ async function toError(response) {
     status: response.status,
     code: body?.code ?? 'http_error',
     requestId: response.headers.get('x-request-id') ?? undefined,
-    retryAfterSeconds: Number.isFinite(retryAfter) && response.headers.has('retry-after') ? retryAfter : undefined,
+    retryAfterSeconds:
+      Number.isFinite(retryAfter) && response.headers.has('retry-after') ? retryAfter : undefined,
   });
 }
 
@@ -157,21 +167,27 @@ export class WebhookVerificationError extends Error {
  */
 export async function verifyWebhook(rawBody, headers, secret, options = {}) {
   const read = (name) => {
-    const value = typeof headers.get === 'function' ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()]);
+    const value =
+      typeof headers.get === 'function' ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()]);
     return Array.isArray(value) ? value[0] : (value ?? undefined);
   };
   const id = read('webhook-id');
   const timestamp = read('webhook-timestamp');
   const signatures = read('webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not a number');
   const tolerance = options.toleranceSeconds ?? 300;
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(now - Number(timestamp)) > tolerance) throw new WebhookVerificationError('webhook-timestamp is outside the tolerance');
+  if (Math.abs(now - Number(timestamp)) > tolerance)
+    throw new WebhookVerificationError('webhook-timestamp is outside the tolerance');
 
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
-  const offered = signatures.split(' ').filter((s) => s.startsWith('v1,')).map((s) => s.slice(3));
+  const offered = signatures
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => s.slice(3));
   for (const candidate of Array.isArray(secret) ? secret : [secret]) {
     const expected = await hmacBase64(candidate, content);
     if (offered.some((signature) => constantTimeEqual(signature, expected))) return JSON.parse(body);
@@ -182,7 +198,9 @@ export async function verifyWebhook(rawBody, headers, secret, options = {}) {
 async function hmacBase64(secret, content) {
   const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
   const keyBytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
-  const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, content));
   return btoa(String.fromCharCode(...mac));
 }

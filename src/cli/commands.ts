@@ -1,3 +1,4 @@
+import { DealRoomApiError } from '../../packages/client/index.js';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { ApiError } from '../http/errors.ts';
@@ -33,6 +34,10 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
 export function describeFailure(err: unknown): string {
   if (err instanceof ImportError) return `import failed at ${err.message}\nnothing was imported`;
   if (err instanceof UsageError || err instanceof ApiError) return err.message;
+  if (err instanceof DealRoomApiError) {
+    const request = err.requestId ? `, request ${err.requestId}` : '';
+    return `the API answered ${err.status || 'nothing'} ${err.code}: ${err.message}${request}`;
+  }
   const message = err instanceof Error ? err.message : String(err);
   return `unexpected error: ${message}`;
 }

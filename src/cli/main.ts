@@ -6,6 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
 import { runInServer } from './control.ts';
+import { EXPORT_USAGE, exportCommand } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { serve } from './serve.ts';
 
@@ -18,6 +19,7 @@ const USAGE = `usage: dealroom <command>
   import FILE                            load a .json or .ndjson file, all or nothing
   seed --demo                            fill an empty database with demo data; prints a key
 ${KEYS_USAGE.replace(/^/gm, '  ')}
+${EXPORT_USAGE.replace(/^/gm, '  ')}
 
 Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
 embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL.`;
@@ -40,6 +42,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'serve') return await serve(config, args);
+    if (command === 'export') {
+      await exportCommand(args);
+      return 0;
+    }
     if (!(STORE_COMMANDS as readonly string[]).includes(command)) {
       throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
     }

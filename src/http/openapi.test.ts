@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { useApi } from '../testing/suite.ts';
 
 type Json = Record<string, any>;
-const OPERATIONS = ['listDealRooms', 'getDealRoom', 'listDocuments', 'listLinks', 'listViewers', 'getAnalytics'];
+const OPERATIONS = [
+  'listDealRooms',
+  'getDealRoom',
+  'listDocuments',
+  'listLinks',
+  'listViewers',
+  'getAnalytics',
+];
 
 describe('OpenAPI document', () => {
   const s = useApi('embedded');
@@ -51,7 +58,15 @@ describe('OpenAPI document', () => {
       if (operationId !== 'listDealRooms') expected.push('404');
       expect(statuses, operationId).toEqual(expected.sort());
       expect(Object.keys(responses['200'].headers)).toEqual(
-        expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'ETag']),
+        expect.arrayContaining([
+          'X-Request-Id',
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'RateLimit-Policy',
+          'RateLimit',
+          'ETag',
+        ]),
       );
       expect(responses['429'].headers['Retry-After']).toBeDefined();
       expect(responses['401'].headers['WWW-Authenticate']).toBeDefined();
@@ -74,7 +89,10 @@ describe('OpenAPI document', () => {
       if (Array.isArray(schema.examples) && (schema.type === 'object' || schema.type === 'string')) {
         const validate = ajv.compile(schema);
         for (const example of schema.examples) {
-          expect(validate(example), `${JSON.stringify(example).slice(0, 80)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          expect(
+            validate(example),
+            `${JSON.stringify(example).slice(0, 80)}: ${ajv.errorsText(validate.errors)}`,
+          ).toBe(true);
           checked++;
         }
       }

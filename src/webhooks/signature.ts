@@ -12,13 +12,21 @@ export function generateWebhookSecret(): string {
 }
 
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
   const digest = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${digest}`;
 }
 
 /** The three headers of one delivery; during a rotation both secrets sign. */
-export function webhookHeaders(secrets: string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+export function webhookHeaders(
+  secrets: string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import type { Database } from '../db/database.ts';
+import { systemClock } from '../shared/clock.ts';
+import { openTestStore } from '../testing/stores.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const required = process.env.REQUIRE_CHROMIUM === '1';
+
+describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless Chromium)', () => {
+  let db: Database;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let base: string;
+
+  beforeAll(async () => {
+    db = await openTestStore('embedded');
+    app = await buildApp({ db, clock: systemClock, appUrl: 'https://x.test', logger: { level: 'silent' } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  it('renders the six operations from the package, asking no other host for anything', async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
+      await page.goto(`${base}/docs`, { waitUntil: 'networkidle' });
+      for (const summary of [
+        'List deal rooms',
+        'Get a deal room',
+        'List documents',
+        'List share links',
+        'List viewers',
+        'Get room analytics',
+      ]) {
+        await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 15_000 });
+      }
+      if (process.env.DOCS_SCREENSHOT)
+        await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
+      const foreign = requested.filter(
+        (url) => !url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:'),
+      );
+      expect(foreign).toEqual([]);
+      expect(requested).toContain(`${base}/v1/openapi.json`);
+    } finally {
+      await browser.close();
+    }
+  });
+});
