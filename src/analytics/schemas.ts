@@ -5,10 +5,7 @@ import { PERIODS } from '../http/query.ts';
 export const AnalyticsSchema = Type.Object(
   {
     dealRoomId: Uuid(),
-    period: Type.Union(
-      PERIODS.map((p) => Type.Literal(p)),
-      { description: 'The period used' },
-    ),
+    period: StringEnum(PERIODS, { description: 'The period used' }),
     totalViews: Type.Integer(),
     uniqueViewers: Type.Integer({ description: 'Distinct viewers with a view in the period' }),
     avgViewDurationSeconds: Type.Integer({

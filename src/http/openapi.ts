@@ -71,6 +71,7 @@ const ERROR_EXAMPLES: Record<
   },
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON
 type Json = Record<string, any>;
 
 /** A 500 may come before the request was counted (say, the database is down during authentication). */
