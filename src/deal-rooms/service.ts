@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { offsetWithin, type Page } from '../http/envelope.ts';
+import { type Page, paginate } from '../http/envelope.ts';
 import { apiErrors } from '../http/errors.ts';
 import type { PageRequest } from '../http/query.ts';
 import { isUuid } from '../shared/ids.ts';
@@ -12,15 +12,12 @@ export async function listDealRooms(
   teamId: string,
   request: PageRequest & { status: 'active' | 'archived' | undefined },
 ): Promise<Page<DealRoom>> {
-  const total = await repo.countDealRooms(db, teamId, request.status);
-  const offset = offsetWithin(request, total);
-  if (offset === undefined) return { items: [], total };
-  const rows = await repo.listDealRooms(db, teamId, {
-    status: request.status,
-    limit: request.perPage,
-    offset,
-  });
-  return { items: rows.map(toDealRoom), total };
+  return paginate(
+    request,
+    () => repo.countDealRooms(db, teamId, request.status),
+    (window) => repo.listDealRooms(db, teamId, { status: request.status, ...window }),
+    toDealRoom,
+  );
 }
 
 export async function getDealRoom(db: Queryable, teamId: string, id: string): Promise<DealRoomDetail> {

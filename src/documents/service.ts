@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { requireDealRoom } from '../deal-rooms/service.ts';
-import { offsetWithin, type Page } from '../http/envelope.ts';
+import { type Page, paginate } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Document } from './schemas.ts';
@@ -12,14 +12,12 @@ export async function listDocuments(
   request: PageRequest,
 ): Promise<Page<Document>> {
   await requireDealRoom(db, teamId, roomId);
-  const total = await repo.countPublishedDocuments(db, teamId, roomId);
-  const offset = offsetWithin(request, total);
-  if (offset === undefined) return { items: [], total };
-  const rows = await repo.listPublishedDocuments(db, teamId, roomId, {
-    limit: request.perPage,
-    offset,
-  });
-  return { items: rows.map(toDocument), total };
+  return paginate(
+    request,
+    () => repo.countPublishedDocuments(db, teamId, roomId),
+    (window) => repo.listPublishedDocuments(db, teamId, roomId, window),
+    toDocument,
+  );
 }
 
 export function toDocument(row: repo.DocumentRow): Document {

@@ -96,8 +96,19 @@ export function list<T>(page: Page<T>, request: PageRequest) {
   };
 }
 
-/** The OFFSET for a page, or undefined when the page starts past the last item. */
-export function offsetWithin(request: PageRequest, total: number): number | undefined {
+/**
+ * One page of a list: the total first, then the rows of the page only when it starts
+ * before the end (a page past the last is empty, with the true total, and costs no query).
+ */
+export async function paginate<Row, T>(
+  request: PageRequest,
+  count: () => Promise<number>,
+  fetchRows: (window: { limit: number; offset: number }) => Promise<Row[]>,
+  toItem: (row: Row) => T,
+): Promise<Page<T>> {
+  const total = await count();
   const offset = (request.page - 1) * request.perPage;
-  return offset < total ? offset : undefined;
+  if (offset >= total) return { items: [], total };
+  const rows = await fetchRows({ limit: request.perPage, offset });
+  return { items: rows.map(toItem), total };
 }

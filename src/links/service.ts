@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { requireDealRoom } from '../deal-rooms/service.ts';
-import { offsetWithin, type Page } from '../http/envelope.ts';
+import { type Page, paginate } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Link } from './schemas.ts';
@@ -13,11 +13,12 @@ export async function listLinks(
   render: LinkRendering,
 ): Promise<Page<Link>> {
   await requireDealRoom(db, teamId, roomId);
-  const total = await repo.countLinks(db, teamId, roomId);
-  const offset = offsetWithin(request, total);
-  if (offset === undefined) return { items: [], total };
-  const rows = await repo.listLinks(db, teamId, roomId, { limit: request.perPage, offset });
-  return { items: rows.map((row) => toLink(row, render)), total };
+  return paginate(
+    request,
+    () => repo.countLinks(db, teamId, roomId),
+    (window) => repo.listLinks(db, teamId, roomId, window),
+    (row) => toLink(row, render),
+  );
 }
 
 export interface LinkRendering {

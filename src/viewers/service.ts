@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { requireDealRoom } from '../deal-rooms/service.ts';
-import { offsetWithin, type Page } from '../http/envelope.ts';
+import { type Page, paginate } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Viewer } from './schemas.ts';
@@ -12,11 +12,12 @@ export async function listViewers(
   request: PageRequest,
 ): Promise<Page<Viewer>> {
   await requireDealRoom(db, teamId, roomId);
-  const total = await repo.countViewers(db, teamId, roomId);
-  const offset = offsetWithin(request, total);
-  if (offset === undefined) return { items: [], total };
-  const rows = await repo.listViewers(db, teamId, roomId, { limit: request.perPage, offset });
-  return { items: rows.map(toViewer), total };
+  return paginate(
+    request,
+    () => repo.countViewers(db, teamId, roomId),
+    (window) => repo.listViewers(db, teamId, roomId, window),
+    toViewer,
+  );
 }
 
 export function toViewer(row: repo.ViewerRow): Viewer {
