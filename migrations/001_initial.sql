@@ -94,8 +94,10 @@ CREATE TABLE viewers (
   created_at timestamptz NOT NULL,
   UNIQUE (deal_room_id, identity)
 );
+-- Serves the viewer list's order, and (with the included totals) the room's all-time figures
+-- and a period's unique viewers (last_viewed_at >= start) without touching the views.
 CREATE INDEX viewers_room_recent_idx ON viewers (deal_room_id, last_viewed_at DESC, id)
-  WHERE total_views > 0;
+  INCLUDE (total_views, total_duration_seconds) WHERE total_views > 0;
 
 CREATE TABLE visits (
   id uuid PRIMARY KEY,

@@ -26,9 +26,11 @@ export async function roomTimeline(
 }
 
 export async function viewTotals(db: Queryable, teamId: string, roomId: string, since: Date) {
-  const rows = await db.query<{ views: number; viewers: number; duration: number }>(
-    `SELECT count(*)::int AS views, count(DISTINCT viewer_id)::int AS viewers,
-            coalesce(sum(duration_seconds), 0)::float8 AS duration
+  const rows = await db.query<{ views: number; duration: number; viewers: number }>(
+    `SELECT count(*)::int AS views, coalesce(sum(duration_seconds), 0)::float8 AS duration,
+            -- A viewer viewed in the period exactly when their latest view is in it.
+            (SELECT count(*)::int FROM viewers vw
+              WHERE vw.deal_room_id = ${TEAM_ROOM} AND vw.total_views > 0 AND vw.last_viewed_at >= $3) AS viewers
        FROM views WHERE deal_room_id = ${TEAM_ROOM} AND started_at >= $3`,
     [roomId, teamId, since],
   );

@@ -17,6 +17,10 @@ export interface DealRoomDetailRow extends DealRoomRow {
   duration_sum: number;
 }
 
+/**
+ * All-time figures come from the viewers' engagement columns (kept equal to their views in
+ * every writing transaction), so they cost one row per viewer, not one per view.
+ */
 const COUNTS = `
   (SELECT count(*)::int FROM documents d WHERE d.deal_room_id = r.id AND d.status = 'published') AS document_count,
   (SELECT count(*)::int FROM links l WHERE l.deal_room_id = r.id) AS link_count`;
@@ -41,7 +45,8 @@ export async function listDealRooms(
 ): Promise<DealRoomRow[]> {
   return db.query<DealRoomRow>(
     `SELECT r.id, r.name, r.description, r.status, r.created_at, r.updated_at, ${COUNTS},
-            (SELECT count(*)::int FROM views v WHERE v.deal_room_id = r.id) AS total_views
+            (SELECT coalesce(sum(v.total_views), 0)::int FROM viewers v
+              WHERE v.deal_room_id = r.id AND v.total_views > 0) AS total_views
        FROM deal_rooms r
       WHERE r.team_id = $1 AND ($2::text IS NULL OR r.status = $2)
       ORDER BY r.updated_at DESC, r.id
@@ -60,10 +65,10 @@ export async function findDealRoom(
             s.total_views, s.unique_viewers, s.duration_sum
        FROM deal_rooms r
       CROSS JOIN LATERAL (
-        SELECT count(*)::int AS total_views,
-               count(DISTINCT v.viewer_id)::int AS unique_viewers,
-               coalesce(sum(v.duration_seconds), 0)::float8 AS duration_sum
-          FROM views v WHERE v.deal_room_id = r.id
+        SELECT coalesce(sum(v.total_views), 0)::int AS total_views,
+               count(*)::int AS unique_viewers,
+               coalesce(sum(v.total_duration_seconds), 0)::float8 AS duration_sum
+          FROM viewers v WHERE v.deal_room_id = r.id AND v.total_views > 0
       ) s
       WHERE r.id = $1 AND r.team_id = $2`,
     [id, teamId],
