@@ -229,6 +229,14 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('accepts an event up to five minutes ahead, and rooms, documents and links with any dates', async () => {
+    const { data } = sampleData();
+    data.views[0]!.startedAt = '2026-05-20T12:05:00Z';
+    data.dealRooms[0]!.createdAt = '2027-01-01T00:00:00Z';
+    data.links[0]!.expiresAt = '2030-01-01T00:00:00Z';
+    await expect(importRecords(s.db, s.clock, datasetRecords(data))).resolves.toMatchObject({ view: 1 });
+  });
+
   it('refuses ids that already exist and rolls back a batch already written', async () => {
     const first = sampleData();
     await load(s.db, s.clock, first.data);

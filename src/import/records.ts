@@ -166,10 +166,15 @@ class Fields {
     return value;
   }
 
-  /** A timestamp no more than five minutes ahead of now. */
   timestamp(field: string): Date {
     const at = parseTimestamp(this.raw[field]);
     if (!at) this.fail(field, 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-04-01T09:30:00Z');
+    return at;
+  }
+
+  /** When a visit, view or download happened: no more than five minutes ahead of now. */
+  eventTime(field: string): Date {
+    const at = this.timestamp(field);
     if (at.getTime() > this.now.getTime() + FUTURE_TOLERANCE_MS) {
       this.fail(field, 'is more than five minutes in the future');
     }
@@ -294,7 +299,7 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
       return {
         type,
         where,
-        record: { linkId: f.uuid('linkId'), at: f.timestamp('at'), viewer: f.viewer('viewer') },
+        record: { linkId: f.uuid('linkId'), at: f.eventTime('at'), viewer: f.viewer('viewer') },
       };
     case 'view':
       return {
@@ -304,7 +309,7 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
           linkId: f.uuid('linkId'),
           documentId: f.uuid('documentId'),
           viewer: f.viewer('viewer'),
-          startedAt: f.timestamp('startedAt'),
+          startedAt: f.eventTime('startedAt'),
           durationSeconds: f.integer('durationSeconds', 0),
         },
       };
@@ -316,7 +321,7 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
           linkId: f.uuid('linkId'),
           documentId: f.uuid('documentId'),
           viewer: f.viewer('viewer'),
-          at: f.timestamp('at'),
+          at: f.eventTime('at'),
         },
       };
   }
