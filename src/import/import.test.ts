@@ -233,7 +233,7 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     const { data } = sampleData();
     data.views[0]!.startedAt = '2026-05-20T12:05:00Z';
     data.dealRooms[0]!.createdAt = '2027-01-01T00:00:00Z';
-    data.links[0]!.expiresAt = '2030-01-01T00:00:00Z';
+    (data.links[0] as Record<string, unknown>).expiresAt = '2030-01-01T00:00:00Z';
     await expect(importRecords(s.db, s.clock, datasetRecords(data))).resolves.toMatchObject({ view: 1 });
   });
 
