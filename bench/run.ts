@@ -87,10 +87,7 @@ async function measure(
     logger: false,
     ...(rateLimiter ? { rateLimiter } : {}),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const url = `http://127.0.0.1:${port}${path}`;
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}${path}`;
   await autocannon({ url, connections: CONNECTIONS, duration: 1, headers: { 'x-api-key': key } }); // warm-up
   const run = await autocannon({
     url,

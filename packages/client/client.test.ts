@@ -62,9 +62,7 @@ describe('DealRoomClient against the real server on loopback', () => {
       logger: { level: 'silent' },
       rateLimiter: new MemoryRateLimiter({ perKey: 40, perTeam: 1000, windowMs: 3_600_000 }),
     });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
 
     const team = await teamWithKey(db, clock);
     key = team.key;

@@ -25,11 +25,10 @@ describe('dealroom export', () => {
   beforeAll(async () => {
     db = await openTestStore('embedded');
     app = await buildApp({ db, clock: systemClock, appUrl: 'https://x.test', logger: { level: 'silent' } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const team = await teamWithKey(db, systemClock);
     env = {
-      DEALROOM_BASE_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+      DEALROOM_BASE_URL: base,
       DEALROOM_API_KEY: team.key,
     };
     const room = make.room(team.teamId);

@@ -59,9 +59,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       if (closing) reply.header('Connection', 'close');
       return payload;
     });
-    await app.listen({ port, host });
-    const address = app.server.address();
-    const base = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
+    const base = await app.listen({ port, host });
     if (lock) {
       const socket = controlSocketPath(resolve(config.dataDir));
       control = await startControlServer(socket, (commandArgs) =>

@@ -17,9 +17,7 @@ describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless C
   beforeAll(async () => {
     db = await openTestStore('embedded');
     app = await buildApp({ db, clock: systemClock, appUrl: 'https://x.test', logger: { level: 'silent' } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await app?.close();
