@@ -9,6 +9,7 @@ import { MemoryRateLimiter } from '../rate-limit/memory.ts';
 import { RedisRateLimiter } from '../rate-limit/redis.ts';
 import { ManualClock } from '../shared/clock.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { openApiContract } from '../testing/openapi-contract.ts';
 import { openTestStore, redisUrl } from '../testing/stores.ts';
 
 const SMALL: RateLimits = { perKey: 5, perTeam: 8, windowMs: 3_600_000 };
