@@ -7,12 +7,13 @@ import { databaseCheck, type HealthCheck, healthRoutes } from './health/routes.t
 import { createAuthenticator } from './http/auth.ts';
 import { conditionalGet } from './http/caching.ts';
 import { registerDocs } from './http/docs.ts';
-import { apiErrors, installErrorHandlers } from './http/errors.ts';
+import { apiErrors, clientError, frameworkError, installErrorHandlers } from './http/errors.ts';
 import { createMetrics, type Metrics, metricsRoutes } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
 import { requestIdFor } from './http/request-id.ts';
 import type { TypedFastify } from './http/types.ts';
+import { decodableUrl } from './http/url.ts';
 import { linkRoutes } from './links/routes.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
@@ -58,6 +59,12 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     genReqId: requestIdFor,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // Any room id, however long (Node caps the whole head at 16 KiB) or however encoded,
+    // goes through authentication, the rate limit and the handler's 404 like other ids.
+    routerOptions: { maxParamLength: 16_384 },
+    rewriteUrl: (request) => decodableUrl(request.url ?? '/'),
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider() as unknown as TypedFastify;
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { queryErrorMessage } from './query.ts';
 
 /** The closed set of error codes and the one status each maps to. */
@@ -58,6 +59,35 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const err = apiErrors.routeNotFound();
     return reply.code(err.statusCode).send({ error: err.message, code: err.code });
   });
+}
+
+const ROOM_PATH = /^\/v1\/deal-rooms\/[^/]*(\/(documents|links|viewers|analytics))?\/?$/;
+
+/**
+ * Errors Fastify raises before routing (an undecodable URL, an over-long path segment)
+ * skip the error handler; they get the same two-field body here. On a room's path the
+ * segment that could not be read is the room id, so the answer is the room's 404.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.raw.url?.split('?')[0] ?? '';
+  const apiError = ROOM_PATH.test(path) ? apiErrors.dealRoomNotFound() : apiErrors.routeNotFound();
+  request.log.info({ code: error.code }, 'request refused before routing');
+  reply
+    .code(apiError.statusCode)
+    .header('X-Request-Id', request.id)
+    .send({ error: apiError.message, code: apiError.code });
+}
+
+/** A request too malformed for HTTP parsing: answered on the socket, in the same shape. */
+export function clientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = JSON.stringify({ error: 'The request could not be understood', code: 'validation_error' });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 function toApiError(err: FastifyError | ApiError, query: unknown): ApiError {

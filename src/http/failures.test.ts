@@ -93,4 +93,30 @@ describe('unexpected failures', () => {
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
     await app.close();
   });
+
+  it('answers a request HTTP cannot parse with a 400 in the usual shape', async () => {
+    const { connect } = await import('node:net');
+    const app = await buildApp({ db: store, clock, appUrl: 'https://x.test', logger: { level: 'silent' } });
+    const address = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+    try {
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(address.port), '127.0.0.1', () =>
+          socket.write('GET /v1/deal-rooms HTTP/1.1\r\nHost x\r\n\r\n'),
+        );
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk;
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply).toContain('Content-Type: application/json; charset=utf-8');
+      expect(reply.slice(reply.indexOf('\r\n\r\n') + 4)).toBe(
+        '{"error":"The request could not be understood","code":"validation_error"}',
+      );
+    } finally {
+      await app.close();
+    }
+  });
 });

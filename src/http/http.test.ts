@@ -117,6 +117,20 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       }
     });
 
+    it('answers a room id that is too long or cannot be decoded like any other unknown room', async () => {
+      const { key } = await teamWithKey(s.db, s.clock);
+      for (const id of ['a'.repeat(150), 'b'.repeat(5000), '%ZZ', '%E0%A4%A']) {
+        for (const suffix of ['', '/links', '/analytics']) {
+          const res = await s.api.get(`/v1/deal-rooms/${id}${suffix}`, key);
+          expect(res.status).toBe(404);
+          expect(res.body).toEqual({ error: 'Deal room not found', code: 'not_found' });
+          expect(res.headers['content-type']).toBe(JSON_TYPE);
+          expect(res.headers['x-request-id']).toBeDefined();
+        }
+      }
+      expect((await s.api.get('/v1/%ZZ', key)).body).toEqual({ error: 'Not found', code: 'not_found' });
+    });
+
     it('answers another method on a known path with 405 and Allow, before authentication', async () => {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
         for (const url of ['/v1/deal-rooms', '/v1/deal-rooms/abc', '/v1/deal-rooms/abc/analytics']) {
