@@ -44,8 +44,16 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
       logger: { level: 'silent' },
       rateLimiter: limiter,
     });
-    const get = (url: string, key?: string, headers: Record<string, string> = {}) =>
-      app.inject({ url, headers: { ...(key ? { 'x-api-key': key } : {}), ...headers } });
+    await app.ready();
+    const matchesDocument = openApiContract(app);
+    const get = async (url: string, key?: string, headers: Record<string, string> = {}) => {
+      const response = await app.inject({
+        url,
+        headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
+      });
+      matchesDocument(url, response.statusCode, response.body, response.headers);
+      return response;
+    };
     return { app, get };
   }
 
