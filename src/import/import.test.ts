@@ -267,6 +267,7 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
 
   it.each([
     ['broken JSON', 'x.json', '{"teams": [{"id": ', 'teams[0]: is not valid JSON'],
+    ['an empty JSON file', 'x.json', '', 'the file: is not valid JSON'],
     ['a JSON file that is not an object', 'x.json', '[1, 2]', 'the file: must be a JSON object'],
     ['an unknown section', 'x.json', '{"people": []}', 'section "people"'],
     ['a section that is not an array', 'x.json', '{"teams": {}}', 'section "teams": must be an array'],

@@ -64,6 +64,7 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
   // Values under construction: [container, key of the next value in an object].
   const stack: { value: unknown[] | Record<string, unknown>; key?: string }[] = [];
   let depth = 0;
+  let started = false;
   let section: RecordType | undefined;
   let index = 0;
 
@@ -86,6 +87,7 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
           );
         }
         depth = 1;
+        started = true;
         continue;
       }
       if (depth === 1) {
@@ -124,7 +126,8 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
     const where = section ? `${sectionName(section)}[${index}]` : 'the file';
     throw new ImportError(where, undefined, 'is not valid JSON');
   }
-  if (depth !== 0) throw new ImportError('the file', undefined, 'ends before the JSON is complete');
+  if (!started || depth !== 0)
+    throw new ImportError('the file', undefined, 'ends before the JSON is complete');
 }
 
 /** Applies one token; returns the finished top-level value when one completes. */
