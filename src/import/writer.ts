@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { refreshDailyRollups } from '../analytics/rollups.ts';
 import { type Column, insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 import { hashPassword } from '../shared/passwords.ts';
@@ -145,7 +146,10 @@ export class ImportWriter {
   /** viewer id by room and identity; rooms already in the database are loaded whole on first use. */
   private readonly viewers = new Map<string, string>();
   private readonly loadedRooms = new Set<string>();
-  private readonly touchedRooms = new Set<string>();
+  /** Rooms that got views (their viewers' engagement changes). */
+  private readonly viewedRooms = new Set<string>();
+  /** Rooms that got any event (their daily rollups change). */
+  private readonly eventRooms = new Set<string>();
   private readonly pending = new Map<Table, { rows: unknown[][]; wheres: string[] }>();
   private pendingCount = 0;
 
@@ -171,6 +175,7 @@ export class ImportWriter {
         const roomId = await this.resolve(this.links, 'links', item.record.linkId, where, 'linkId', 'link');
         const viewerId = await this.viewerId(roomId, item.record.viewer, item.record.at);
         this.queue('visits', [randomUUID(), roomId, item.record.linkId, viewerId, item.record.at], where);
+        this.eventRooms.add(roomId);
         break;
       }
       case 'view': {
@@ -193,7 +198,8 @@ export class ImportWriter {
           ],
           where,
         );
-        this.touchedRooms.add(roomId);
+        this.viewedRooms.add(roomId);
+        this.eventRooms.add(roomId);
         break;
       }
       case 'download': {
@@ -205,6 +211,7 @@ export class ImportWriter {
           [randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.at],
           where,
         );
+        this.eventRooms.add(roomId);
         break;
       }
     }
@@ -212,10 +219,11 @@ export class ImportWriter {
     if (this.pendingCount >= BATCH_SIZE) await this.flush();
   }
 
-  /** Writes what is buffered and brings viewer engagement up to date. */
+  /** Writes what is buffered and brings viewer engagement and daily rollups up to date. */
   async finish(): Promise<void> {
     await this.flush();
-    await refreshViewerStats(this.tx, [...this.touchedRooms]);
+    await refreshViewerStats(this.tx, [...this.viewedRooms]);
+    await refreshDailyRollups(this.tx, [...this.eventRooms]);
   }
 
   private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
