@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
 import { openEmbedded } from '../src/db/embedded.ts';
@@ -42,8 +43,13 @@ async function openBenchStore(): Promise<Database> {
   return {
     ...db,
     async close() {
-      await db.query(`DROP SCHEMA ${schema} CASCADE`);
+      // Drop from a connection of its own once the pool is closed, so no query of the
+      // pool can still hold a lock the DROP waits for.
       await db.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
     },
   };
 }
