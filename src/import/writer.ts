@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { refreshDailyRollups } from '../analytics/rollups.ts';
-import { type Column, insertMany } from '../db/bulk.ts';
+import { insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 import { hashPassword } from '../shared/passwords.ts';
 import { refreshViewerStats } from '../viewers/stats.ts';
@@ -13,109 +13,9 @@ import {
   type RecordType,
   type ViewerIdentity,
 } from './records.ts';
+import { CHOSEN_IDS, COLUMNS, FLUSH_ORDER, type Table } from './tables.ts';
 
 const BATCH_SIZE = 2000;
-
-const COLUMNS = {
-  teams: [
-    ['id', 'uuid'],
-    ['name', 'text'],
-  ],
-  deal_rooms: [
-    ['id', 'uuid'],
-    ['team_id', 'uuid'],
-    ['name', 'text'],
-    ['description', 'text'],
-    ['status', 'text'],
-    ['created_at', 'timestamptz'],
-    ['updated_at', 'timestamptz'],
-  ],
-  documents: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['name', 'text'],
-    ['display_name', 'text'],
-    ['source_type', 'text'],
-    ['page_count', 'int4'],
-    ['status', 'text'],
-    ['position', 'int4'],
-    ['download_override', 'bool'],
-    ['created_at', 'timestamptz'],
-    ['updated_at', 'timestamptz'],
-  ],
-  links: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['name', 'text'],
-    ['short_id', 'text'],
-    ['enabled', 'bool'],
-    ['requires_email', 'bool'],
-    ['password_hash', 'text'],
-    ['expires_at', 'timestamptz'],
-    ['allow_download', 'bool'],
-    ['all_documents', 'bool'],
-    ['created_at', 'timestamptz'],
-    ['updated_at', 'timestamptz'],
-  ],
-  link_documents: [
-    ['link_id', 'uuid'],
-    ['document_id', 'uuid'],
-  ],
-  viewers: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['identity', 'text'],
-    ['email', 'text'],
-    ['created_at', 'timestamptz'],
-  ],
-  visits: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['at', 'timestamptz'],
-  ],
-  views: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['document_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['viewer_name', 'text'],
-    ['started_at', 'timestamptz'],
-    ['duration_seconds', 'int4'],
-    ['completed_at', 'timestamptz'],
-  ],
-  downloads: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['document_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['at', 'timestamptz'],
-  ],
-} as const satisfies Record<string, readonly Column[]>;
-
-type Table = keyof typeof COLUMNS;
-/** Tables in the order their rows must reach the database (what is referred to first). */
-const FLUSH_ORDER: Table[] = [
-  'teams',
-  'deal_rooms',
-  'documents',
-  'links',
-  'link_documents',
-  'viewers',
-  'visits',
-  'views',
-  'downloads',
-];
-/** Tables whose ids the input chooses, checked against the database before insert. */
-const CHOSEN_IDS: Partial<Record<Table, string>> = {
-  teams: 'team',
-  deal_rooms: 'deal room',
-  documents: 'document',
-  links: 'link',
-};
 
 /** What the import knows of an entity: its owner, and where it was defined when in the input. */
 interface Known {

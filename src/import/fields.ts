@@ -1,0 +1,141 @@
+import { isUuid } from '../shared/ids.ts';
+import { parseTimestamp } from '../shared/time.ts';
+import { ImportError } from './errors.ts';
+import type { ViewerIdentity } from './records.ts';
+
+/** Events may be stamped at most this far ahead of the clock. */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+const MAX_TEXT = 10_000;
+
+/** Reads one record's fields, each failure naming the record and the field. */
+export class Fields {
+  constructor(
+    private readonly raw: Record<string, unknown>,
+    private readonly where: string,
+    private readonly now: Date,
+  ) {}
+
+  fail(field: string, problem: string): never {
+    throw new ImportError(this.where, field, problem);
+  }
+
+  has(field: string): boolean {
+    return this.raw[field] !== undefined;
+  }
+
+  uuid(field: string): string {
+    const value = this.raw[field];
+    if (!isUuid(value)) this.fail(field, 'must be a UUID');
+    return value.toLowerCase();
+  }
+
+  text(field: string, { required = true, fallback = '' } = {}): string {
+    const value = this.raw[field];
+    if (value === undefined && !required) return fallback;
+    if (typeof value !== 'string') this.fail(field, 'must be a string');
+    if (required && value.trim() === '') this.fail(field, 'must not be empty');
+    if (value.length > MAX_TEXT) this.fail(field, `must be at most ${MAX_TEXT} characters`);
+    return value;
+  }
+
+  nullableText(field: string): string | null {
+    const value = this.raw[field];
+    return value === undefined || value === null ? null : this.text(field, { required: false });
+  }
+
+  oneOf<T extends string>(field: string, allowed: readonly T[]): T {
+    const value = this.raw[field];
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+      this.fail(field, `must be one of: ${allowed.join(', ')}`);
+    }
+    return value as T;
+  }
+
+  integer(field: string, min: number): number {
+    const value = this.raw[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2_147_483_647) {
+      this.fail(field, `must be an integer >= ${min}`);
+    }
+    return value;
+  }
+
+  signedInteger(field: string): number {
+    const value = this.raw[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 2_147_483_647) {
+      this.fail(field, 'must be an integer');
+    }
+    return value;
+  }
+
+  boolean(field: string, fallback?: boolean): boolean {
+    const value = this.raw[field];
+    if (value === undefined && fallback !== undefined) return fallback;
+    if (typeof value !== 'boolean') this.fail(field, 'must be true or false');
+    return value;
+  }
+
+  nullableBoolean(field: string): boolean | null {
+    const value = this.raw[field];
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'boolean') this.fail(field, 'must be true, false or null');
+    return value;
+  }
+
+  timestamp(field: string): Date {
+    const at = parseTimestamp(this.raw[field]);
+    if (!at) this.fail(field, 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-04-01T09:30:00Z');
+    return at;
+  }
+
+  /** When a visit, view or download happened: no more than five minutes ahead of now. */
+  eventTime(field: string): Date {
+    const at = this.timestamp(field);
+    if (at.getTime() > this.now.getTime() + FUTURE_TOLERANCE_MS) {
+      this.fail(field, 'is more than five minutes in the future');
+    }
+    return at;
+  }
+
+  nullableTimestamp(field: string): Date | null {
+    const value = this.raw[field];
+    if (value === undefined || value === null) return null;
+    const at = parseTimestamp(value);
+    if (!at) this.fail(field, 'must be an ISO 8601 timestamp with a time zone, or null');
+    return at;
+  }
+
+  uuidList(field: string): string[] | null {
+    const value = this.raw[field];
+    if (value === undefined || value === null) return null;
+    if (!Array.isArray(value) || !value.every(isUuid)) this.fail(field, 'must be an array of UUIDs');
+    return [...new Set(value.map((id: string) => id.toLowerCase()))];
+  }
+
+  viewer(field: string): ViewerIdentity {
+    const value = this.raw[field];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.fail(field, 'must be { "email", "name" } or { "visitorId" }');
+    }
+    const viewer = value as Record<string, unknown>;
+    const name = viewer.name;
+    if (name !== undefined && name !== null && typeof name !== 'string')
+      this.fail(`${field}.name`, 'must be a string');
+    const cleanName = typeof name === 'string' ? name.trim() : '';
+    const email = viewer.email;
+    if (email !== undefined && email !== null && typeof email !== 'string')
+      this.fail(`${field}.email`, 'must be a string');
+    const cleanEmail = typeof email === 'string' ? email.trim().toLowerCase() : '';
+    if (cleanEmail !== '') {
+      if (cleanEmail.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(cleanEmail)) {
+        this.fail(`${field}.email`, 'must be an email address');
+      }
+      return { kind: 'email', email: cleanEmail, name: cleanName };
+    }
+    const visitorId = viewer.visitorId;
+    if (typeof visitorId !== 'string' || visitorId.trim() === '' || visitorId.length > 200) {
+      this.fail(field, 'needs a non-empty "email" or a "visitorId" (a string of at most 200 characters)');
+    }
+    return { kind: 'visitor', visitorId: visitorId.trim(), name: cleanName };
+  }
+}
