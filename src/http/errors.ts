@@ -61,16 +61,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 }
 
-const ROOM_PATH = /^\/v1\/deal-rooms\/[^/]*(\/(documents|links|viewers|analytics))?\/?$/;
-
 /**
- * Errors Fastify raises before routing (an undecodable URL, an over-long path segment)
- * skip the error handler; they get the same two-field body here. On a room's path the
- * segment that could not be read is the room id, so the answer is the room's 404.
+ * Errors Fastify raises before routing skip the error handler; they are mapped by the same
+ * rules here. (Room ids of any length or encoding do not end up here: rewriteUrl and
+ * maxParamLength in app.ts route them to the room's 404 like any other id.)
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.raw.url?.split('?')[0] ?? '';
-  const apiError = ROOM_PATH.test(path) ? apiErrors.dealRoomNotFound() : apiErrors.routeNotFound();
+  const apiError = toApiError(error, request.query);
   request.log.info({ code: error.code }, 'request refused before routing');
   reply
     .code(apiError.statusCode)
