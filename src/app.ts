@@ -8,7 +8,7 @@ import { createAuthenticator } from './http/auth.ts';
 import { conditionalGet } from './http/caching.ts';
 import { registerDocs } from './http/docs.ts';
 import { apiErrors, clientError, frameworkError, installErrorHandlers } from './http/errors.ts';
-import { createMetrics, type Metrics, metricsRoutes } from './http/metrics.ts';
+import { createMetrics, type Metrics, metricsRoutes, trackPool } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
 import { requestIdFor } from './http/request-id.ts';
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
   const metrics = deps.metrics ?? createMetrics();
   metricsRoutes(app, metrics);
+  trackPool(metrics, deps.db);
   await registerOpenApi(app);
   await registerDocs(app);
 

@@ -2,13 +2,18 @@ import type { Queryable } from '../db/database.ts';
 import { apiErrors } from '../http/errors.ts';
 import type { Period } from '../http/query.ts';
 import { isUuid } from '../shared/ids.ts';
-import { roundedMean } from '../shared/time.ts';
+import { isoDay, roundedMean } from '../shared/time.ts';
 import { fillDailySeries, periodDays } from './period.ts';
 import * as repo from './repo.ts';
 import type { Analytics } from './schemas.ts';
 
 const TOP_LIMIT = 10;
 
+/**
+ * Two queries whatever the room's size: the room's kept figures (which also decide where
+ * `all` starts), then the period's figures from the per-day rollups, or for `all` from the
+ * kept all-time figures.
+ */
 export async function getAnalytics(
   db: Queryable,
   teamId: string,
@@ -16,33 +21,48 @@ export async function getAnalytics(
   period: Period,
   now: Date,
 ): Promise<Analytics> {
-  const timeline = isUuid(roomId) ? await repo.roomTimeline(db, teamId, roomId) : undefined;
-  if (!timeline) throw apiErrors.dealRoomNotFound();
+  const room = isUuid(roomId) ? await repo.roomFigures(db, teamId, roomId) : undefined;
+  if (!room) throw apiErrors.dealRoomNotFound();
 
-  const bounds = periodDays(period, now, timeline);
-  const since = bounds.firstDay;
-  const [totals, downloads, daily, documents, links] = await Promise.all([
-    repo.viewTotals(db, teamId, roomId, since),
-    repo.downloadCount(db, teamId, roomId, since),
-    repo.viewsPerDay(db, teamId, roomId, since, bounds.today),
-    repo.topDocuments(db, teamId, roomId, since, TOP_LIMIT),
-    repo.topLinks(db, teamId, roomId, since, TOP_LIMIT),
-  ]);
+  const bounds = periodDays(period, now, { createdAt: room.created_at, firstViewAt: room.first_view_at });
+  let figures: repo.PeriodFigures;
+  if (period === 'all') {
+    const all = await repo.allTimeFigures(db, teamId, roomId, bounds.firstDay, TOP_LIMIT);
+    figures = {
+      ...all,
+      totals: {
+        views: room.total_views,
+        duration: room.duration_sum,
+        viewers: room.unique_viewers,
+        downloads: room.total_downloads - all.downloads_before,
+      },
+    };
+  } else {
+    figures = await repo.periodFigures(db, teamId, roomId, bounds.firstDay, TOP_LIMIT);
+  }
 
+  // A view stamped a few minutes past midnight (ingest allows five minutes ahead) counts today.
+  const today = isoDay(bounds.today);
+  const perDay = new Map<string, number>();
+  for (const [day, views] of figures.daily ?? []) {
+    const key = day > today ? today : day;
+    perDay.set(key, (perDay.get(key) ?? 0) + views);
+  }
+  const { totals } = figures;
   return {
     dealRoomId: roomId,
     period,
     totalViews: totals.views,
     uniqueViewers: totals.viewers,
     avgViewDurationSeconds: roundedMean(totals.duration, totals.views),
-    totalDownloads: downloads,
-    topDocuments: documents.map((d) => ({
+    totalDownloads: totals.downloads,
+    topDocuments: (figures.top_documents ?? []).map((d) => ({
       documentId: d.id,
       name: d.name,
-      views: d.views,
-      avgDurationSeconds: roundedMean(d.duration, d.views),
+      views: d.count,
+      avgDurationSeconds: roundedMean(d.duration, d.count),
     })),
-    topLinks: links.map((l) => ({ linkId: l.id, name: l.name, clicks: l.clicks })),
-    viewsOverTime: fillDailySeries(bounds, new Map(daily.map((d) => [d.day, d.views]))),
+    topLinks: (figures.top_links ?? []).map((l) => ({ linkId: l.id, name: l.name, clicks: l.count })),
+    viewsOverTime: fillDailySeries(bounds, perDay),
   };
 }

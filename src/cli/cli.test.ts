@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../db/open.ts';
+import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { load, make } from '../testing/fixtures.ts';
@@ -65,7 +66,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     }
   });
 
-  it('revokes a key while the server runs: its next request fails', async () => {
+  it('revokes a key while the server runs: it fails within one second', async () => {
     const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
     const key = created.stdout.trim();
     const server = await startServer([], env);
@@ -75,6 +76,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       const id = /created key ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
       const revoked = await dealroom(['keys', 'revoke', id], env);
       expect(revoked.code).toBe(0);
+      await new Promise((r) => setTimeout(r, KEY_CACHE_MS));
       const res = await get();
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'Invalid API key', code: 'unauthorized' });

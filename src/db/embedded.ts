@@ -19,12 +19,20 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
     async exec(script: string) {
       await target.exec(script);
     },
+    async copyFrom(table: string, columns: readonly string[], text: string) {
+      // PGlite reads COPY input from a Blob handed to the query as /dev/blob.
+      await target.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], {
+        blob: new Blob([text]),
+      });
+    },
   });
 
   return {
     kind: 'embedded',
     ...asQueryable(db),
     transaction: (work) => db.transaction((tx) => work(asQueryable(tx))),
+    // PGlite queues queries itself, one at a time; there is no pool to wait for.
+    poolStats: () => ({ waits: 0, sheds: 0, waiting: 0 }),
     async ping() {
       await db.query('SELECT 1');
     },

@@ -1,4 +1,7 @@
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
+import { Admission } from './admission.ts';
 import type { Database, Queryable } from './database.ts';
 
 export interface PostgresOptions {
@@ -6,6 +9,10 @@ export interface PostgresOptions {
   /** Schema to work in (created when missing); tests use one per suite. */
   schema?: string;
   maxConnections?: number;
+  /** Requests that may wait for a free connection (default 200); more are refused at once. */
+  maxWaiting?: number;
+  /** How long a request may wait for a free connection (default 2000 ms). */
+  maxWaitMs?: number;
   /** Upper bound for any statement, so a stuck database turns into an error, not a hang. */
   statementTimeoutMs?: number;
   onError?: (err: Error) => void;
@@ -13,9 +20,15 @@ export interface PostgresOptions {
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const searchPath = options.schema ? `-c search_path=${quoteIdent(options.schema)}` : undefined;
+  const max = options.maxConnections ?? 10;
+  const admission = new Admission({
+    slots: max,
+    maxWaiting: options.maxWaiting ?? 200,
+    maxWaitMs: options.maxWaitMs ?? 2000,
+  });
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
+    max,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 15_000,
@@ -32,34 +45,40 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
     (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
 
+  async function inTransaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const tx: Queryable = {
+      query: (sql, params) => run(client, sql, params),
+      async exec(script) {
+        await client.query(script);
+      },
+      copyFrom: (table, columns, text) => copyInto(client, table, columns, text),
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // Passing the error destroys the connection instead of returning a possibly
+      // broken one to the pool.
+      client.release(err instanceof Error ? err : true);
+      throw err;
+    }
+  }
+
   return {
     kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
+    query: (sql, params) => admission.run(() => run(pool, sql, params)),
     async exec(script) {
-      await pool.query(script);
+      await admission.run(() => pool.query(script));
     },
-    async transaction(work) {
-      const client = await pool.connect();
-      const tx: Queryable = {
-        query: (sql, params) => run(client, sql, params),
-        async exec(script) {
-          await client.query(script);
-        },
-      };
-      try {
-        await client.query('BEGIN');
-        const result = await work(tx);
-        await client.query('COMMIT');
-        client.release();
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        // Passing the error destroys the connection instead of returning a possibly
-        // broken one to the pool.
-        client.release(err instanceof Error ? err : true);
-        throw err;
-      }
-    },
+    copyFrom: (table, columns, text) =>
+      admission.run(() => inTransaction((tx) => tx.copyFrom(table, columns, text))),
+    transaction: (work) => admission.run(() => inTransaction(work)),
+    poolStats: () => admission.stats(),
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -67,6 +86,19 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await pool.end();
     },
   };
+}
+
+/** COPY … FROM STDIN on one connection, fed the whole text. */
+async function copyInto(
+  client: pg.PoolClient,
+  table: string,
+  columns: readonly string[],
+  text: string,
+): Promise<void> {
+  const stream = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  await pipeline(async function* () {
+    yield text;
+  }, stream);
 }
 
 export function quoteIdent(name: string): string {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { type Page, paginate } from '../http/envelope.ts';
+import { type Page, type PageRow, pageFromRows, pageWindow } from '../http/envelope.ts';
 import { apiErrors } from '../http/errors.ts';
 import type { PageRequest } from '../http/query.ts';
 import { isUuid } from '../shared/ids.ts';
@@ -12,12 +12,8 @@ export async function listDealRooms(
   teamId: string,
   request: PageRequest & { status: 'active' | 'archived' | undefined },
 ): Promise<Page<DealRoom>> {
-  return paginate(
-    request,
-    () => repo.countDealRooms(db, teamId, request.status),
-    (window) => repo.listDealRooms(db, teamId, { status: request.status, ...window }),
-    toDealRoom,
-  );
+  const rows = await repo.listDealRooms(db, teamId, { status: request.status, ...pageWindow(request) });
+  return pageFromRows(rows, toDealRoom) ?? { items: [], total: 0 };
 }
 
 export async function getDealRoom(db: Queryable, teamId: string, id: string): Promise<DealRoomDetail> {
@@ -28,16 +24,6 @@ export async function getDealRoom(db: Queryable, teamId: string, id: string): Pr
     uniqueViewers: row.unique_viewers,
     avgViewDurationSeconds: roundedMean(row.duration_sum, row.total_views),
   };
-}
-
-/**
- * The id of a room of the caller's team, or the not_found error: a malformed id, another
- * team's room and a missing room are indistinguishable to the caller.
- */
-export async function requireDealRoom(db: Queryable, teamId: string, id: string): Promise<string> {
-  const found = isUuid(id) ? await repo.findRoomId(db, teamId, id) : undefined;
-  if (!found) throw apiErrors.dealRoomNotFound();
-  return found;
 }
 
 function toDealRoom(row: repo.DealRoomRow): DealRoom {
@@ -52,4 +38,19 @@ function toDealRoom(row: repo.DealRoomRow): DealRoom {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/**
+ * A page of a list inside a room of the caller's team, read in one query (the room check
+ * is part of it), or the not_found error: a malformed id, another team's room and a missing
+ * room are indistinguishable to the caller.
+ */
+export async function pageInRoom<Row extends PageRow, T>(
+  roomId: string,
+  read: () => Promise<Row[]>,
+  toItem: (row: Row & { id: string }) => T,
+): Promise<Page<T>> {
+  const page = isUuid(roomId) ? pageFromRows(await read(), toItem) : undefined;
+  if (!page) throw apiErrors.dealRoomNotFound();
+  return page;
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import type { PageRow } from '../http/envelope.ts';
 
 export interface DocumentRow {
   id: string;
@@ -12,33 +13,25 @@ export interface DocumentRow {
   updated_at: Date;
 }
 
-export async function countPublishedDocuments(
-  db: Queryable,
-  teamId: string,
-  roomId: string,
-): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n
-       FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
-      WHERE d.deal_room_id = $1 AND r.team_id = $2 AND d.status = 'published'`,
-    [roomId, teamId],
-  );
-  return rows[0]?.n ?? 0;
-}
-
+/** The room's published documents, one page, with the room's kept count as the total. */
 export async function listPublishedDocuments(
   db: Queryable,
   teamId: string,
   roomId: string,
-  page: { limit: number; offset: number },
-): Promise<DocumentRow[]> {
-  return db.query<DocumentRow>(
-    `SELECT d.id, d.name, d.display_name, d.source_type, d.page_count, d.status, d.position,
-            d.created_at, d.updated_at
-       FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
-      WHERE d.deal_room_id = $1 AND r.team_id = $2 AND d.status = 'published'
-      ORDER BY d.position, d.id
-      LIMIT $3 OFFSET $4`,
+  page: { limit: number; offset: string },
+): Promise<(DocumentRow & PageRow)[]> {
+  return db.query<DocumentRow & PageRow>(
+    `SELECT r.document_count AS total, p.*
+       FROM deal_rooms r
+       LEFT JOIN LATERAL (
+         SELECT d.id, d.name, d.display_name, d.source_type, d.page_count, d.status, d.position,
+                d.created_at, d.updated_at
+           FROM documents d
+          WHERE d.deal_room_id = r.id AND d.status = 'published'
+          ORDER BY d.position, d.id
+          LIMIT $3 OFFSET $4::bigint
+       ) p ON true
+      WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId, page.limit, page.offset],
   );
 }

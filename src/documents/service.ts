@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
-import { requireDealRoom } from '../deal-rooms/service.ts';
-import { type Page, paginate } from '../http/envelope.ts';
+import { pageInRoom } from '../deal-rooms/service.ts';
+import { type Page, pageWindow } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Document } from './schemas.ts';
@@ -11,11 +11,9 @@ export async function listDocuments(
   roomId: string,
   request: PageRequest,
 ): Promise<Page<Document>> {
-  await requireDealRoom(db, teamId, roomId);
-  return paginate(
-    request,
-    () => repo.countPublishedDocuments(db, teamId, roomId),
-    (window) => repo.listPublishedDocuments(db, teamId, roomId, window),
+  return pageInRoom(
+    roomId,
+    () => repo.listPublishedDocuments(db, teamId, roomId, pageWindow(request)),
     toDocument,
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../keys/format.ts';
-import { findActiveKeyByHash, touchKey } from '../keys/repo.ts';
+import { type ActiveKey, findActiveKeyByHash, touchKey } from '../keys/repo.ts';
 import type { Clock } from '../shared/clock.ts';
 import { apiErrors } from './errors.ts';
 
@@ -17,6 +17,9 @@ declare module 'fastify' {
 }
 
 const LAST_USED_INTERVAL_MS = 60_000;
+/** How long a lookup is reused: the contract lets a revoked key work for up to one second. */
+export const KEY_CACHE_MS = 1000;
+const KEY_CACHE_ENTRIES = 10_000;
 
 /** The key a request presents: `Authorization: Bearer` wins over `X-API-Key`; blank is none. */
 export function presentedKey(request: FastifyRequest): string | undefined {
@@ -37,12 +40,30 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * Resolves the presented key to its team on every request: no cache, so a revoked key
- * fails on its next request in every process. `lastUsedAt` is written at most once a
+ * Resolves the presented key to its team. A lookup, found or not, is reused for one second
+ * (KEY_CACHE_MS), so a busy client costs one lookup a second and a revoked key fails within
+ * a second on every process, as the contract allows. `lastUsedAt` is written at most once a
  * minute per key and process, off the request's path.
  */
 export function createAuthenticator(db: Database, clock: Clock) {
   const lastTouched = new Map<string, number>();
+  const cache = new Map<string, { key: ActiveKey | undefined; until: number }>();
+
+  const lookUp = async (hash: string, nowMs: number): Promise<ActiveKey | undefined> => {
+    const hit = cache.get(hash);
+    if (hit && hit.until > nowMs) return hit.key;
+    const key = await findActiveKeyByHash(db, hash);
+    cache.delete(hash);
+    if (cache.size >= KEY_CACHE_ENTRIES) {
+      // Oldest first: a Map iterates in insertion order.
+      for (const [stale] of cache) {
+        cache.delete(stale);
+        if (cache.size < KEY_CACHE_ENTRIES / 2) break;
+      }
+    }
+    cache.set(hash, { key, until: nowMs + KEY_CACHE_MS });
+    return key;
+  };
 
   return async function authenticate(request: FastifyRequest): Promise<Caller> {
     const key = presentedKey(request);
@@ -50,10 +71,10 @@ export function createAuthenticator(db: Database, clock: Clock) {
     if (!isWellFormedApiKey(key)) throw apiErrors.invalidKey();
 
     const hash = hashApiKey(key);
-    const found = await findActiveKeyByHash(db, hash);
+    const now = clock.now();
+    const found = await lookUp(hash, now.getTime());
     if (!found || !hashesEqual(found.keyHash, hash)) throw apiErrors.invalidKey();
 
-    const now = clock.now();
     const touched = lastTouched.get(found.id);
     if (touched === undefined || now.getTime() - touched >= LAST_USED_INTERVAL_MS) {
       lastTouched.set(found.id, now.getTime());

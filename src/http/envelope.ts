@@ -96,19 +96,28 @@ export function list<T>(page: Page<T>, request: PageRequest) {
   };
 }
 
+/** LIMIT and OFFSET of a page; the offset as a decimal string, since it may pass 2^53. */
+export function pageWindow(request: PageRequest): { limit: number; offset: string } {
+  return { limit: request.perPage, offset: String(BigInt(request.page - 1) * BigInt(request.perPage)) };
+}
+
+/** A row of a page read in one query: the list's total rides on every row. */
+export interface PageRow {
+  total: number;
+  id: string | null;
+}
+
 /**
- * One page of a list: the total first, then the rows of the page only when it starts
- * before the end (a page past the last is empty, with the true total, and costs no query).
+ * A page read in one query that joins the owner (the team or the room, filtered by team)
+ * to its page of items: no row means the owner is not the caller's; one row with a null id
+ * is an empty page (past the last, or an empty list); otherwise one row per item.
  */
-export async function paginate<Row, T>(
-  request: PageRequest,
-  count: () => Promise<number>,
-  fetchRows: (window: { limit: number; offset: number }) => Promise<Row[]>,
-  toItem: (row: Row) => T,
-): Promise<Page<T>> {
-  const total = await count();
-  const offset = (request.page - 1) * request.perPage;
-  if (offset >= total) return { items: [], total };
-  const rows = await fetchRows({ limit: request.perPage, offset });
-  return { items: rows.map(toItem), total };
+export function pageFromRows<Row extends PageRow, T>(
+  rows: readonly Row[],
+  toItem: (row: Row & { id: string }) => T,
+): Page<T> | undefined {
+  const first = rows[0];
+  if (!first) return undefined;
+  const items = rows.filter((row): row is Row & { id: string } => row.id !== null).map(toItem);
+  return { items, total: first.total };
 }

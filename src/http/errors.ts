@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DatabaseBusyError } from '../db/database.ts';
 import { queryErrorMessage } from './query.ts';
 
 /** The closed set of error codes and the one status each maps to. */
@@ -12,6 +13,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   rate_limit: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -37,7 +39,14 @@ export const apiErrors = {
   dealRoomNotFound: () => new ApiError('not_found', 'Deal room not found'),
   routeNotFound: () => new ApiError('not_found', 'Not found'),
   methodNotAllowed: () => new ApiError('method_not_allowed', 'Method not allowed', { Allow: 'GET, HEAD' }),
+  busy: () =>
+    new ApiError('service_unavailable', 'Service is busy, try again shortly', {
+      'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
+    }),
 };
+
+/** What a 503 tells a client to wait: the database queue clears in well under that. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Renders every error as `{ error, code }`. Anything that is not an ApiError or a
@@ -89,6 +98,7 @@ export function clientError(error: Error & { code?: string }, socket: Socket): v
 
 function toApiError(err: FastifyError | ApiError, query: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof DatabaseBusyError) return apiErrors.busy();
   if (err.validation && err.validationContext === 'querystring') {
     return new ApiError('validation_error', queryErrorMessage(err.validation, query));
   }

@@ -4,6 +4,7 @@ import { revokeApiKey } from '../keys/service.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
+import { KEY_CACHE_MS } from './auth.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const REQUIRED = { error: 'API key is required', code: 'unauthorized' };
@@ -76,10 +77,13 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
       expect(wrongAuthorization.body).toEqual(INVALID);
     });
 
-    it('fails a revoked key on its very next request', async () => {
+    it('fails a revoked key within one second (lookups are reused for a second, no longer)', async () => {
       const { key, keyId } = await teamWithKey(s.db, s.clock);
       expect((await s.api.get('/v1/deal-rooms', key)).status).toBe(200);
       await revokeApiKey(s.db, s.clock, keyId);
+      s.clock.advance(KEY_CACHE_MS - 1);
+      expect((await s.api.get('/v1/deal-rooms', key)).status).toBe(200);
+      s.clock.advance(1);
       expect((await s.api.get('/v1/deal-rooms', key)).body).toEqual(INVALID);
     });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/database.ts';
 
 /** The service's Prometheus metrics, one registry per app so tests do not share counts. */
 export function createMetrics() {
@@ -47,5 +48,37 @@ export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_request, reply) => {
     reply.header('Content-Type', metrics.registry.contentType);
     return metrics.registry.metrics();
+  });
+}
+
+/** The database pool's waits and sheds (503s), read when /metrics is scraped. */
+export function trackPool(metrics: Metrics, db: Database): void {
+  if (metrics.registry.getSingleMetric('dealroom_db_pool_waiting')) return;
+  const registers = [metrics.registry];
+  new Counter({
+    name: 'dealroom_db_pool_waits_total',
+    help: 'Requests that waited for a database connection',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(db.poolStats().waits);
+    },
+  });
+  new Counter({
+    name: 'dealroom_db_pool_sheds_total',
+    help: 'Requests refused with 503 because no database connection was free in time',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(db.poolStats().sheds);
+    },
+  });
+  new Gauge({
+    name: 'dealroom_db_pool_waiting',
+    help: 'Requests waiting for a database connection now',
+    registers,
+    collect() {
+      this.set(db.poolStats().waiting);
+    },
   });
 }

@@ -53,7 +53,7 @@ describe('OpenAPI document', () => {
     for (const item of Object.values<Json>(document.paths)) {
       const { operationId, responses } = item.get;
       const statuses = Object.keys(responses).sort();
-      const expected = ['200', '304', '401', '429', '500'];
+      const expected = ['200', '304', '401', '429', '500', '503'];
       if (operationId !== 'getDealRoom') expected.push('400');
       if (operationId !== 'listDealRooms') expected.push('404');
       expect(statuses, operationId).toEqual(expected.sort());

@@ -69,12 +69,17 @@ const ERROR_EXAMPLES: Record<
     description: 'An unexpected failure (details are only in the server log)',
     examples: { internal: { error: 'An unexpected error occurred', code: 'internal_error' } },
   },
+  '503': {
+    description:
+      'Saturated: no database connection became free within the wait bound. Retry after Retry-After.',
+    examples: { busy: { error: 'Service is busy, try again shortly', code: 'service_unavailable' } },
+  },
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON
 type Json = Record<string, any>;
 
-/** A 500 may come before the request was counted (say, the database is down during authentication). */
+/** A 500 or 503 may come before the request was counted (say, during authentication). */
 const optional = (headers: Json): Json =>
   Object.fromEntries(Object.entries(headers).map(([name, spec]) => [name, { ...spec, required: false }]));
 
@@ -100,12 +105,12 @@ export function decorateDocument(document: Json): Json {
       }
       response.headers = {
         ...ALWAYS,
-        ...(status === '401' ? {} : status === '500' ? optional(BUDGET) : BUDGET),
+        ...(status === '401' ? {} : status === '500' || status === '503' ? optional(BUDGET) : BUDGET),
         ...(status === '200' ? SUCCESS : {}),
         ...(status === '401'
           ? { 'WWW-Authenticate': header('Always "Bearer"', { type: 'string', const: 'Bearer' }) }
           : {}),
-        ...(status === '429'
+        ...(status === '429' || status === '503'
           ? { 'Retry-After': header('Seconds until a request will pass', { type: 'integer' }) }
           : {}),
       };

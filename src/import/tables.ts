@@ -54,32 +54,6 @@ export const COLUMNS = {
     ['email', 'text'],
     ['created_at', 'timestamptz'],
   ],
-  visits: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['at', 'timestamptz'],
-  ],
-  views: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['document_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['viewer_name', 'text'],
-    ['started_at', 'timestamptz'],
-    ['duration_seconds', 'int4'],
-    ['completed_at', 'timestamptz'],
-  ],
-  downloads: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['document_id', 'uuid'],
-    ['link_id', 'uuid'],
-    ['viewer_id', 'uuid'],
-    ['at', 'timestamptz'],
-  ],
 } as const satisfies Record<string, readonly Column[]>;
 
 export type Table = keyof typeof COLUMNS;
@@ -91,9 +65,6 @@ export const FLUSH_ORDER: Table[] = [
   'links',
   'link_documents',
   'viewers',
-  'visits',
-  'views',
-  'downloads',
 ];
 /** Tables whose ids the input chooses, checked against the database before insert. */
 export const CHOSEN_IDS: Partial<Record<Table, string>> = {

@@ -1,9 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { refreshDailyRollups } from '../analytics/rollups.ts';
+import {
+  applyRoomContents,
+  applyTeamRooms,
+  type RoomContentsDelta,
+  type TeamRoomsDelta,
+} from '../aggregates/deltas.ts';
 import { insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
+import { newId } from '../shared/ids.ts';
 import { hashPassword } from '../shared/passwords.ts';
-import { refreshViewerStats } from '../viewers/stats.ts';
 import {
   type DealRoomRecord,
   type DocumentRecord,
@@ -13,9 +17,10 @@ import {
   type RecordType,
   type ViewerIdentity,
 } from './records.ts';
+import { EventStaging } from './staging.ts';
 import { CHOSEN_IDS, COLUMNS, FLUSH_ORDER, type Table } from './tables.ts';
 
-const BATCH_SIZE = 2000;
+const BATCH_SIZE = 5000;
 
 /** What the import knows of an entity: its owner, and where it was defined when in the input. */
 interface Known {
@@ -24,9 +29,11 @@ interface Known {
 }
 
 /**
- * Writes validated records in batches inside the caller's transaction, resolving every
- * reference to something earlier in the input or already in the database, and refusing
- * duplicates. Viewer engagement is recomputed for the touched rooms at the end.
+ * Writes validated records inside the caller's transaction, resolving every reference to
+ * something earlier in the input or already in the database, and refusing duplicates.
+ * Teams, rooms, documents, links and viewers are inserted in batches; events are staged
+ * (staging.ts) and applied to the derived figures set-based at the end, through the same
+ * delta module as live writes.
  */
 export class ImportWriter {
   readonly counts: Record<RecordType, number> = {
@@ -46,14 +53,16 @@ export class ImportWriter {
   /** viewer id by room and identity; rooms already in the database are loaded whole on first use. */
   private readonly viewers = new Map<string, string>();
   private readonly loadedRooms = new Set<string>();
-  /** Rooms that got views (their viewers' engagement changes). */
-  private readonly viewedRooms = new Set<string>();
-  /** Rooms that got any event (their daily rollups change). */
-  private readonly eventRooms = new Set<string>();
+  /** Published documents and links added per room, rooms added per team and status. */
+  private readonly roomContents = new Map<string, RoomContentsDelta>();
+  private readonly teamRooms = new Map<string, TeamRoomsDelta>();
   private readonly pending = new Map<Table, { rows: unknown[][]; wheres: string[] }>();
   private pendingCount = 0;
+  private readonly events: EventStaging;
 
-  constructor(private readonly tx: Queryable) {}
+  constructor(private readonly tx: Queryable) {
+    this.events = new EventStaging(tx);
+  }
 
   async add(item: ImportRecord): Promise<void> {
     const { where } = item;
@@ -74,44 +83,37 @@ export class ImportWriter {
       case 'visit': {
         const roomId = await this.resolve(this.links, 'links', item.record.linkId, where, 'linkId', 'link');
         const viewerId = await this.viewerId(roomId, item.record.viewer, item.record.at);
-        this.queue('visits', [randomUUID(), roomId, item.record.linkId, viewerId, item.record.at], where);
-        this.eventRooms.add(roomId);
+        await this.events.add('visits', [newId(), roomId, item.record.linkId, viewerId, item.record.at]);
         break;
       }
       case 'view': {
         const { record } = item;
         const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
         const viewerId = await this.viewerId(roomId, record.viewer, record.startedAt);
-        const completedAt = new Date(record.startedAt.getTime() + record.durationSeconds * 1000);
-        this.queue(
-          'views',
-          [
-            randomUUID(),
-            roomId,
-            record.documentId,
-            record.linkId,
-            viewerId,
-            record.viewer.name,
-            record.startedAt,
-            record.durationSeconds,
-            completedAt,
-          ],
-          where,
-        );
-        this.viewedRooms.add(roomId);
-        this.eventRooms.add(roomId);
+        await this.events.add('views', [
+          newId(),
+          roomId,
+          record.documentId,
+          record.linkId,
+          viewerId,
+          record.viewer.name,
+          record.startedAt,
+          record.durationSeconds,
+        ]);
         break;
       }
       case 'download': {
         const { record } = item;
         const roomId = await this.linkAndDocument(record.linkId, record.documentId, where);
         const viewerId = await this.viewerId(roomId, record.viewer, record.at);
-        this.queue(
-          'downloads',
-          [randomUUID(), roomId, record.documentId, record.linkId, viewerId, record.at],
-          where,
-        );
-        this.eventRooms.add(roomId);
+        await this.events.add('downloads', [
+          newId(),
+          roomId,
+          record.documentId,
+          record.linkId,
+          viewerId,
+          record.at,
+        ]);
         break;
       }
     }
@@ -119,17 +121,21 @@ export class ImportWriter {
     if (this.pendingCount >= BATCH_SIZE) await this.flush();
   }
 
-  /** Writes what is buffered and brings viewer engagement and daily rollups up to date. */
+  /** Writes what is buffered, then applies every record to the derived figures. */
   async finish(): Promise<void> {
     await this.flush();
-    await refreshViewerStats(this.tx, [...this.viewedRooms]);
-    await refreshDailyRollups(this.tx, [...this.eventRooms]);
+    await applyTeamRooms(this.tx, [...this.teamRooms.values()]);
+    await applyRoomContents(this.tx, [...this.roomContents.values()]);
+    await this.events.finish();
   }
 
   private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
     await this.resolve(this.teams, 'teams', record.teamId, where, 'teamId', 'team');
     this.define(this.rooms, record.id, { owner: record.teamId }, where, 'deal room');
     this.loadedRooms.add(record.id); // new: it has no viewers in the database
+    const team = this.teamRooms.get(record.teamId) ?? { teamId: record.teamId, active: 0, archived: 0 };
+    team[record.status]++;
+    this.teamRooms.set(record.teamId, team);
     this.queue(
       'deal_rooms',
       [
@@ -148,6 +154,7 @@ export class ImportWriter {
   private async addDocument(record: DocumentRecord, where: string): Promise<void> {
     await this.resolve(this.rooms, 'deal_rooms', record.dealRoomId, where, 'dealRoomId', 'deal room');
     this.define(this.documents, record.id, { owner: record.dealRoomId }, where, 'document');
+    if (record.status === 'published') this.contentsOf(record.dealRoomId).publishedDocuments++;
     this.queue(
       'documents',
       [
@@ -186,6 +193,7 @@ export class ImportWriter {
     if (earlier) throw new ImportError(where, 'shortId', `is already used by the link at ${earlier}`);
     this.shortIds.set(record.shortId, where);
     this.define(this.links, record.id, { owner: record.dealRoomId }, where, 'link');
+    this.contentsOf(record.dealRoomId).links++;
     const passwordHash = record.password === null ? null : await hashPassword(record.password);
     this.queue(
       'links',
@@ -208,6 +216,15 @@ export class ImportWriter {
     for (const documentId of record.documentIds ?? []) {
       this.queue('link_documents', [record.id, documentId], where);
     }
+  }
+
+  private contentsOf(dealRoomId: string): RoomContentsDelta {
+    let delta = this.roomContents.get(dealRoomId);
+    if (!delta) {
+      delta = { dealRoomId, publishedDocuments: 0, links: 0 };
+      this.roomContents.set(dealRoomId, delta);
+    }
+    return delta;
   }
 
   /** The room of a link, after checking the document belongs to the same room. */
@@ -282,7 +299,7 @@ export class ImportWriter {
     const key = `${roomId}\u0000${identity}`;
     let id = this.viewers.get(key);
     if (!id) {
-      id = randomUUID();
+      id = newId();
       this.viewers.set(key, id);
       this.queue(
         'viewers',

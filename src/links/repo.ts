@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import type { PageRow } from '../http/envelope.ts';
 
 export interface LinkRow {
   id: string;
@@ -12,31 +13,26 @@ export interface LinkRow {
   created_at: Date;
 }
 
-export async function countLinks(db: Queryable, teamId: string, roomId: string): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n
-       FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
-      WHERE l.deal_room_id = $1 AND r.team_id = $2`,
-    [roomId, teamId],
-  );
-  return rows[0]?.n ?? 0;
-}
-
+/** One page of the room's links with their kept click counts, and the room's link count. */
 export async function listLinks(
   db: Queryable,
   teamId: string,
   roomId: string,
-  page: { limit: number; offset: number },
-): Promise<LinkRow[]> {
+  page: { limit: number; offset: string },
+): Promise<(LinkRow & PageRow)[]> {
   // The password hash is reduced to a boolean here and goes no further.
-  return db.query<LinkRow>(
-    `SELECT l.id, l.name, l.short_id, l.enabled, l.requires_email,
-            l.password_hash IS NOT NULL AS has_password, l.expires_at, l.created_at,
-            (SELECT count(*)::int FROM visits vi WHERE vi.link_id = l.id) AS total_clicks
-       FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
-      WHERE l.deal_room_id = $1 AND r.team_id = $2
-      ORDER BY l.created_at DESC, l.id
-      LIMIT $3 OFFSET $4`,
+  return db.query<LinkRow & PageRow>(
+    `SELECT r.link_count AS total, p.*
+       FROM deal_rooms r
+       LEFT JOIN LATERAL (
+         SELECT l.id, l.name, l.short_id, l.enabled, l.requires_email,
+                l.password_hash IS NOT NULL AS has_password, l.expires_at, l.created_at, l.total_clicks
+           FROM links l
+          WHERE l.deal_room_id = r.id
+          ORDER BY l.created_at DESC, l.id
+          LIMIT $3 OFFSET $4::bigint
+       ) p ON true
+      WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId, page.limit, page.offset],
   );
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
-import { requireDealRoom } from '../deal-rooms/service.ts';
-import { type Page, paginate } from '../http/envelope.ts';
+import { pageInRoom } from '../deal-rooms/service.ts';
+import { type Page, pageWindow } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Link } from './schemas.ts';
@@ -12,11 +12,9 @@ export async function listLinks(
   request: PageRequest,
   render: LinkRendering,
 ): Promise<Page<Link>> {
-  await requireDealRoom(db, teamId, roomId);
-  return paginate(
-    request,
-    () => repo.countLinks(db, teamId, roomId),
-    (window) => repo.listLinks(db, teamId, roomId, window),
+  return pageInRoom(
+    roomId,
+    () => repo.listLinks(db, teamId, roomId, pageWindow(request)),
     (row) => toLink(row, render),
   );
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import type { PageRow } from '../http/envelope.ts';
 
 export interface ViewerRow {
   id: string;
@@ -12,32 +13,42 @@ export interface ViewerRow {
   link_name: string;
 }
 
-export async function countViewers(db: Queryable, teamId: string, roomId: string): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n
-       FROM viewers v JOIN deal_rooms r ON r.id = v.deal_room_id
-      WHERE v.deal_room_id = $1 AND r.team_id = $2 AND v.total_views > 0`,
-    [roomId, teamId],
-  );
-  return rows[0]?.n ?? 0;
-}
-
+/**
+ * One page of the room's viewers, most recent view first, with the room's unique viewers as
+ * the total. A deep page does not skip over every viewer before it: the room's per-day
+ * counts of viewers whose latest view is that day (room_daily.latest_viewers) locate the
+ * day the page starts in, and the index scan starts at the end of that day, so it reads at
+ * most one day's viewers before the page instead of all the pages before it.
+ */
 export async function listViewers(
   db: Queryable,
   teamId: string,
   roomId: string,
-  page: { limit: number; offset: number },
-): Promise<ViewerRow[]> {
-  return db.query<ViewerRow>(
-    `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
-            v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed,
-            coalesce(l.name, '') AS link_name
-       FROM viewers v
-       JOIN deal_rooms r ON r.id = v.deal_room_id
-       LEFT JOIN links l ON l.id = v.last_link_id
-      WHERE v.deal_room_id = $1 AND r.team_id = $2 AND v.total_views > 0
-      ORDER BY v.last_viewed_at DESC, v.id
-      LIMIT $3 OFFSET $4`,
+  page: { limit: number; offset: string },
+): Promise<(ViewerRow & PageRow)[]> {
+  return db.query<ViewerRow & PageRow>(
+    `SELECT r.unique_viewers AS total, p.*
+       FROM deal_rooms r
+       LEFT JOIN LATERAL (
+         SELECT b.day, b.upto - b.latest_viewers AS before
+           FROM (SELECT day, latest_viewers, sum(latest_viewers) OVER (ORDER BY day DESC) AS upto
+                   FROM room_daily WHERE deal_room_id = r.id AND latest_viewers > 0) b
+          WHERE b.upto > $4::bigint
+          ORDER BY b.day DESC
+          LIMIT 1
+       ) start ON true
+       LEFT JOIN LATERAL (
+         SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
+                v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed,
+                coalesce(l.name, '') AS link_name
+           FROM viewers v
+           LEFT JOIN links l ON l.id = v.last_link_id
+          WHERE v.deal_room_id = r.id AND v.total_views > 0
+            AND v.last_viewed_at < ((start.day + 1)::timestamp AT TIME ZONE 'UTC')
+          ORDER BY v.last_viewed_at DESC, v.id
+          LIMIT $3 OFFSET ($4::bigint - start.before)
+       ) p ON true
+      WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId, page.limit, page.offset],
   );
 }

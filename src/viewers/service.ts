@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
-import { requireDealRoom } from '../deal-rooms/service.ts';
-import { type Page, paginate } from '../http/envelope.ts';
+import { pageInRoom } from '../deal-rooms/service.ts';
+import { type Page, pageWindow } from '../http/envelope.ts';
 import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Viewer } from './schemas.ts';
@@ -11,13 +11,7 @@ export async function listViewers(
   roomId: string,
   request: PageRequest,
 ): Promise<Page<Viewer>> {
-  await requireDealRoom(db, teamId, roomId);
-  return paginate(
-    request,
-    () => repo.countViewers(db, teamId, roomId),
-    (window) => repo.listViewers(db, teamId, roomId, window),
-    toViewer,
-  );
+  return pageInRoom(roomId, () => repo.listViewers(db, teamId, roomId, pageWindow(request)), toViewer);
 }
 
 export function toViewer(row: repo.ViewerRow): Viewer {

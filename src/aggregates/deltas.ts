@@ -1,0 +1,234 @@
+import type { Queryable } from '../db/database.ts';
+import type { Rows } from './rows.ts';
+
+/**
+ * The one writer of every derived figure: room counters, clicks per link, all-time views per
+ * document, each viewer's engagement, and the per-day rollups (room_daily, room_daily_views,
+ * room_daily_visits). Each function applies a set of events as deltas, in the caller's
+ * transaction: for one live event that touches O(1) rows; for an import the same statements
+ * read its staging tables. Call them before the event rows themselves are inserted (the
+ * "first view of this document by this viewer" test looks for earlier views).
+ *
+ * Lock order, the same for every writer so concurrent ones cannot deadlock: viewers, then
+ * the per-day and per-document rows, then the room's row, last (it is the one every writer
+ * of a busy room waits for, so it is held for the shortest time).
+ */
+
+/** The UTC day of a timestamp expression. */
+const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
+
+/** Views started (with the duration they already have: 0 live, the whole one on import). */
+export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
+  const from = `(${rows.sql}) s`;
+  // Lock the viewers first, in a statement of its own: the next statement then sees every
+  // view committed before the lock was granted, so two first views of one document by one
+  // viewer cannot both count as new.
+  await tx.query(
+    `SELECT 1 FROM viewers WHERE id IN (SELECT DISTINCT viewer_id FROM ${from}) ORDER BY id FOR UPDATE`,
+    rows.params,
+  );
+  const moves = await tx.query<{ room: string; day: string; latest: number; added: number }>(
+    `WITH agg AS (
+       SELECT viewer_id, count(*)::int AS n, sum(duration_seconds) AS duration, min(started_at) AS first_at
+         FROM ${from} GROUP BY viewer_id
+     ), latest AS (
+       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, link_id
+         FROM ${from} ORDER BY viewer_id, started_at DESC, id DESC
+     ), named AS (
+       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, viewer_name
+         FROM ${from} WHERE viewer_name <> '' ORDER BY viewer_id, started_at DESC, id DESC
+     ), seen AS (
+       SELECT p.viewer_id, count(*)::int AS n
+         FROM (SELECT DISTINCT viewer_id, document_id FROM ${from}) p
+        WHERE NOT EXISTS (SELECT 1 FROM views v WHERE v.viewer_id = p.viewer_id AND v.document_id = p.document_id)
+        GROUP BY p.viewer_id
+     ), cur AS (
+       SELECT w.id, w.deal_room_id, w.total_views AS old_views, w.last_viewed_at AS old_last,
+              agg.n, agg.duration, agg.first_at, coalesce(seen.n, 0) AS new_documents,
+              (w.last_viewed_at IS NULL OR (l.started_at, l.id) > (w.last_viewed_at, w.last_view_id)) AS newer,
+              l.started_at AS last_at, l.id AS last_id, l.link_id AS last_link,
+              (nm.id IS NOT NULL AND (w.name_at IS NULL OR (nm.started_at, nm.id) > (w.name_at, w.name_view_id))) AS renamed,
+              nm.started_at AS name_at, nm.id AS name_id, nm.viewer_name AS name
+         FROM viewers w
+         JOIN agg ON agg.viewer_id = w.id
+         JOIN latest l ON l.viewer_id = w.id
+         LEFT JOIN named nm ON nm.viewer_id = w.id
+         LEFT JOIN seen ON seen.viewer_id = w.id
+     ), changed AS (
+       UPDATE viewers w SET
+              total_views = w.total_views + cur.n,
+              total_duration_seconds = w.total_duration_seconds + cur.duration,
+              documents_viewed = w.documents_viewed + cur.new_documents,
+              first_viewed_at = least(w.first_viewed_at, cur.first_at),
+              last_viewed_at = CASE WHEN cur.newer THEN cur.last_at ELSE w.last_viewed_at END,
+              last_view_id = CASE WHEN cur.newer THEN cur.last_id ELSE w.last_view_id END,
+              last_link_id = CASE WHEN cur.newer THEN cur.last_link ELSE w.last_link_id END,
+              name = CASE WHEN cur.renamed THEN cur.name ELSE w.name END,
+              name_at = CASE WHEN cur.renamed THEN cur.name_at ELSE w.name_at END,
+              name_view_id = CASE WHEN cur.renamed THEN cur.name_id ELSE w.name_view_id END
+         FROM cur WHERE w.id = cur.id
+       RETURNING cur.deal_room_id, cur.old_views, cur.old_last, w.last_viewed_at AS new_last
+     )
+     SELECT deal_room_id AS room, to_char(day, 'YYYY-MM-DD') AS day,
+            sum(latest)::int AS latest, sum(added)::int AS added
+       FROM (SELECT deal_room_id, ${day('old_last')} AS day, -1 AS latest, 0 AS added
+               FROM changed WHERE old_views > 0
+             UNION ALL
+             SELECT deal_room_id, ${day('new_last')}, 1, (old_views = 0)::int FROM changed) m
+      GROUP BY 1, 2
+     HAVING sum(latest) <> 0 OR sum(added) <> 0`,
+    rows.params,
+  );
+
+  // A viewer whose latest view moves from one day to another moves one unit of
+  // latest_viewers between them; a viewer's first view adds one unique viewer to the room.
+  const n = rows.params.length;
+  await tx.query(
+    `WITH moves AS (
+       SELECT * FROM unnest($${n + 1}::uuid[], $${n + 2}::date[], $${n + 3}::int[], $${n + 4}::int[])
+           AS m(room, day, latest, added)
+     ), per_document_day AS (
+       INSERT INTO room_daily_views (deal_room_id, day, document_id, views, duration_seconds)
+       SELECT deal_room_id, ${day('started_at')}, document_id, count(*), sum(duration_seconds)
+         FROM ${from} GROUP BY 1, 2, 3
+       ON CONFLICT (deal_room_id, day, document_id) DO UPDATE
+          SET views = room_daily_views.views + excluded.views,
+              duration_seconds = room_daily_views.duration_seconds + excluded.duration_seconds
+       RETURNING 1
+     ), per_document AS (
+       UPDATE documents d SET total_views = d.total_views + a.n, duration_sum = d.duration_sum + a.duration
+         FROM (SELECT document_id, count(*)::int AS n, sum(duration_seconds) AS duration
+                 FROM ${from} GROUP BY 1) a
+        WHERE d.id = a.document_id
+       RETURNING 1
+     ), per_day AS (
+       INSERT INTO room_daily (deal_room_id, day, views, duration_seconds, latest_viewers)
+       SELECT room, day, sum(n), sum(duration), sum(latest)
+         FROM (SELECT deal_room_id AS room, ${day('started_at')} AS day, count(*) AS n,
+                      sum(duration_seconds) AS duration, 0 AS latest
+                 FROM ${from} GROUP BY 1, 2
+               UNION ALL
+               SELECT room, day, 0, 0, latest FROM moves) p
+        GROUP BY 1, 2
+       ON CONFLICT (deal_room_id, day) DO UPDATE
+          SET views = room_daily.views + excluded.views,
+              duration_seconds = room_daily.duration_seconds + excluded.duration_seconds,
+              latest_viewers = room_daily.latest_viewers + excluded.latest_viewers
+       RETURNING 1
+     )
+     UPDATE deal_rooms r
+        SET total_views = r.total_views + a.n, duration_sum = r.duration_sum + a.duration,
+            unique_viewers = r.unique_viewers + coalesce(m.added, 0),
+            first_view_at = least(r.first_view_at, a.first_at)
+       FROM (SELECT deal_room_id, count(*)::int AS n, sum(duration_seconds) AS duration,
+                    min(started_at) AS first_at
+               FROM ${from} GROUP BY 1) a
+       LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id
+      WHERE r.id = a.deal_room_id`,
+    [
+      ...rows.params,
+      moves.map((m) => m.room),
+      moves.map((m) => m.day),
+      moves.map((m) => m.latest),
+      moves.map((m) => m.added),
+    ],
+  );
+}
+
+/** A started view's duration grows by `addedSeconds` (it was completed). */
+export async function applyViewDuration(
+  tx: Queryable,
+  view: { dealRoomId: string; documentId: string; viewerId: string; startedAt: Date },
+  addedSeconds: number,
+): Promise<void> {
+  if (addedSeconds === 0) return;
+  const params = [view.dealRoomId, view.documentId, view.viewerId, view.startedAt, addedSeconds];
+  await tx.query(
+    `WITH viewer AS (
+       UPDATE viewers SET total_duration_seconds = total_duration_seconds + $5 WHERE id = $3 RETURNING 1
+     ), per_document_day AS (
+       UPDATE room_daily_views SET duration_seconds = duration_seconds + $5
+        WHERE deal_room_id = $1 AND day = ${day('$4::timestamptz')} AND document_id = $2 RETURNING 1
+     ), per_document AS (
+       UPDATE documents SET duration_sum = duration_sum + $5 WHERE id = $2 RETURNING 1
+     ), per_day AS (
+       UPDATE room_daily SET duration_seconds = duration_seconds + $5
+        WHERE deal_room_id = $1 AND day = ${day('$4::timestamptz')} RETURNING 1
+     )
+     UPDATE deal_rooms SET duration_sum = duration_sum + $5 WHERE id = $1`,
+    params,
+  );
+}
+
+/** Visits: clicks per link, per day and link. */
+export async function applyVisits(tx: Queryable, rows: Rows): Promise<void> {
+  const from = `(${rows.sql}) s`;
+  await tx.query(
+    `WITH per_link_day AS (
+       INSERT INTO room_daily_visits (deal_room_id, day, link_id, visits)
+       SELECT deal_room_id, ${day('at')}, link_id, count(*) FROM ${from} GROUP BY 1, 2, 3
+       ON CONFLICT (deal_room_id, day, link_id) DO UPDATE
+          SET visits = room_daily_visits.visits + excluded.visits
+       RETURNING 1
+     )
+     UPDATE links l SET total_clicks = l.total_clicks + a.n
+       FROM (SELECT link_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
+      WHERE l.id = a.link_id`,
+    rows.params,
+  );
+}
+
+/** Downloads (those allowed; a refused download is not one): per day and per room. */
+export async function applyDownloads(tx: Queryable, rows: Rows): Promise<void> {
+  const from = `(${rows.sql}) s`;
+  await tx.query(
+    `WITH per_day AS (
+       INSERT INTO room_daily (deal_room_id, day, downloads)
+       SELECT deal_room_id, ${day('at')}, count(*) FROM ${from} GROUP BY 1, 2
+       ON CONFLICT (deal_room_id, day) DO UPDATE SET downloads = room_daily.downloads + excluded.downloads
+       RETURNING 1
+     )
+     UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n
+       FROM (SELECT deal_room_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
+      WHERE r.id = a.deal_room_id`,
+    rows.params,
+  );
+}
+
+/** Changes to what a room holds: published documents and links, each a signed count. */
+export interface RoomContentsDelta {
+  dealRoomId: string;
+  publishedDocuments: number;
+  links: number;
+}
+
+export async function applyRoomContents(tx: Queryable, deltas: readonly RoomContentsDelta[]): Promise<void> {
+  const changed = deltas.filter((d) => d.publishedDocuments !== 0 || d.links !== 0);
+  if (changed.length === 0) return;
+  await tx.query(
+    `UPDATE deal_rooms r
+        SET document_count = r.document_count + d.documents, link_count = r.link_count + d.links
+       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS d(id, documents, links)
+      WHERE r.id = d.id`,
+    [changed.map((d) => d.dealRoomId), changed.map((d) => d.publishedDocuments), changed.map((d) => d.links)],
+  );
+}
+
+/** Changes to a team's rooms by status, each a signed count (the room list's total). */
+export interface TeamRoomsDelta {
+  teamId: string;
+  active: number;
+  archived: number;
+}
+
+export async function applyTeamRooms(tx: Queryable, deltas: readonly TeamRoomsDelta[]): Promise<void> {
+  const changed = deltas.filter((d) => d.active !== 0 || d.archived !== 0);
+  if (changed.length === 0) return;
+  await tx.query(
+    `UPDATE teams t
+        SET active_rooms = t.active_rooms + d.active, archived_rooms = t.archived_rooms + d.archived
+       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS d(id, active, archived)
+      WHERE t.id = d.id`,
+    [changed.map((d) => d.teamId), changed.map((d) => d.active), changed.map((d) => d.archived)],
+  );
+}
