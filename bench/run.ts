@@ -1,201 +1,224 @@
 /**
- * `npm run bench`: throughput and latency of the read API on demo-sized data, each figure
- * also given as a ratio to a baseline measured in the same run (the machine is noisy, so
- * only ratios compare across runs). Bounded: a few seconds per scenario, loopback only.
+ * `npm run bench`: the read API at the size busy teams reach, on PostgreSQL and on the
+ * embedded store, each figure also a ratio to a bare Fastify route measured in the same run
+ * (the machine is noisy: only ratios compare across runs). It generates the data set
+ * (bench/generate.ts), imports it with the real `dealroom import`, starts the real
+ * `dealroom serve`, and measures every endpoint with autocannon; then writes BENCHMARKS.md.
  *
- *   BENCH_SECONDS (default 4), BENCH_CONNECTIONS (default 10),
- *   BENCH_DATABASE_URL (PostgreSQL instead of the embedded store), BENCH_REDIS_URL
- *   (default redis://127.0.0.1:6379 when it answers).
+ *   npm run bench -- [--views N] [--stores postgres,embedded] [--seconds S] [--connections C]
+ *
+ * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); a database
+ * of its own is created and dropped. Loopback only; every run is bounded in time.
  */
-import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
-import type { Database } from '../src/db/database.ts';
-import { openEmbedded } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { openPostgres } from '../src/db/postgres.ts';
-import { datasetRecords } from '../src/import/dataset.ts';
-import { importRecords } from '../src/import/service.ts';
-import { createApiKey } from '../src/keys/service.ts';
-import type { RateLimiter } from '../src/rate-limit/limiter.ts';
-import { MemoryRateLimiter } from '../src/rate-limit/memory.ts';
-import { RedisRateLimiter } from '../src/rate-limit/redis.ts';
-import { DEMO_TEAM_ID, demoDataset } from '../src/seed/demo.ts';
-import { systemClock } from '../src/shared/clock.ts';
+import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
+import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const UNLIMITED = { perKey: 1e9, perTeam: 1e9, windowMs: 3_600_000 };
+const { values } = parseArgs({
+  options: {
+    views: { type: 'string', default: '1000000' },
+    stores: { type: 'string', default: 'postgres,embedded' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    out: { type: 'string', default: 'BENCHMARKS.md' },
+  },
+});
+const VIEWS = Number(values.views);
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A fresh store; on PostgreSQL a schema of its own that `close` drops. */
-async function openBenchStore(): Promise<Database> {
-  const url = process.env.BENCH_DATABASE_URL;
-  if (!url) {
-    const db = await openEmbedded(undefined);
-    await migrate(db);
-    return db;
-  }
-  const schema = `bench_${randomUUID().slice(0, 8)}`;
-  const db = await openPostgres({ connectionString: url, schema });
-  await migrate(db);
-  return {
-    ...db,
-    async close() {
-      // Drop from a connection of its own once the pool is closed, so no query of the
-      // pool can still hold a lock the DROP waits for.
-      await db.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA ${schema} CASCADE`);
-      await client.end();
-    },
-  };
-}
-
-async function redisIfReachable(): Promise<Redis | undefined> {
-  const redis = new Redis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return redis;
-  } catch {
-    redis.disconnect();
-    return undefined;
-  }
-}
-
-interface Result {
+interface Row extends LoadResult {
   name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+  bytes: number;
+  bare: LoadResult;
+  loopMaxMs: number;
 }
 
-async function measure(
-  name: string,
-  db: Database,
-  key: string,
-  path: string,
-  rateLimiter?: RateLimiter,
-): Promise<Result> {
-  const app = await buildApp({
-    db,
-    clock: systemClock,
-    appUrl: 'http://bench.local',
-    logger: false,
-    ...(rateLimiter ? { rateLimiter } : {}),
-  });
-  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}${path}`;
-  await autocannon({ url, connections: CONNECTIONS, duration: 1, headers: { 'x-api-key': key } }); // warm-up
-  const run = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    headers: { 'x-api-key': key },
-  });
-  await app.close();
-  const errors = run.errors + run.non2xx;
-  return { name, rps: run.requests.average, p50: run.latency.p50, p99: run.latency.p99, errors };
+interface StoreReport {
+  store: string;
+  importSeconds: number;
+  importPeakMiB: number;
+  idleRssMiB: number;
+  loadRssMiB: number;
+  rows: Row[];
 }
 
-async function main() {
-  const db = await openBenchStore();
+async function withDatabase<T>(work: (env: NodeJS.ProcessEnv) => Promise<T>, store: string, dir: string) {
+  if (store === 'embedded') {
+    return work({ ...process.env, DATABASE_URL: '', DATA_DIR: join(dir, 'embedded') });
+  }
+  const name = `dealroom_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  try {
+    return await work({ ...process.env, DATABASE_URL: url.toString() });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function benchStore(
+  store: string,
+  file: string,
+  shape: GeneratedShape,
+  dir: string,
+): Promise<StoreReport> {
+  return withDatabase(
+    async (baseEnv) => {
+      const env = {
+        ...baseEnv,
+        LOG_LEVEL: 'warn',
+        // Budgets far above what the run sends: the limiter still counts every request.
+        RATE_LIMIT_PER_KEY: '999999999',
+        RATE_LIMIT_PER_TEAM: '999999999',
+      };
+      await dealroom(['migrate'], env);
+      const started = Date.now();
+      const imported = await dealroom(['import', file], env);
+      const importSeconds = (Date.now() - started) / 1000;
+      const importPeakMiB = Number(/peak memory (\d+) MiB/.exec(imported.stdout)?.[1] ?? Number.NaN);
+      console.log(`${store}: ${imported.stdout.trim()}`);
+      const key = (
+        await dealroom(['keys', 'create', '--team', BENCH_TEAM_ID, '--name', 'bench'], env)
+      ).stdout.trim();
+
+      const server = await startListening(
+        [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
+        env,
+      );
+      const bare = await startListening(
+        [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'bare.ts')],
+        process.env,
+      );
+      const pid = server.child.pid as number;
+      try {
+        const headers = { 'x-api-key': key };
+        const get = async (path: string) => {
+          const res = await fetch(`${server.base}${path}`, { headers });
+          const body = await res.text();
+          if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body}`);
+          return { bytes: Buffer.byteLength(body), etag: res.headers.get('etag') ?? '', body };
+        };
+        const busy = `/v1/deal-rooms/${shape.busyRoomId}`;
+        const small = `/v1/deal-rooms/${shape.smallRoomId}`;
+        const viewers = JSON.parse((await get(`${busy}/viewers?per_page=1`)).body).meta.pagination.total;
+        const deepPage = Math.max(1, Math.ceil(viewers / 20) - 2);
+        const scenarios: [string, string, Record<string, string>?][] = [
+          ['rooms list', '/v1/deal-rooms'],
+          ['one room (busy)', busy],
+          ['documents (busy)', `${busy}/documents`],
+          ['links (busy)', `${busy}/links`],
+          ['viewers page 1 (busy)', `${busy}/viewers`],
+          [`viewers page ${deepPage} (busy)`, `${busy}/viewers?page=${deepPage}`],
+          ...(['7d', '30d', '90d', 'all'] as const).flatMap((p): [string, string][] => [
+            [
+              `analytics ${p} (busy, ${Math.round(shape.views * 0.6).toLocaleString('en-US')} views)`,
+              `${busy}/analytics?period=${p}`,
+            ],
+            [`analytics ${p} (10,000 views)`, `${small}/analytics?period=${p}`],
+          ]),
+        ];
+        const idleRssMiB = rssMiB(pid);
+        const stopSampling = sampleRss(pid);
+        const rows: Row[] = [];
+        for (const [name, path] of scenarios) {
+          const { bytes } = await get(path);
+          const baseline = await load(`${bare.base}/bytes/${bytes}`, {
+            seconds: SECONDS,
+            connections: CONNECTIONS,
+          });
+          await eventLoopMaxMs(server.base); // resets the server's maximum
+          const result = await load(`${server.base}${path}`, {
+            seconds: SECONDS,
+            connections: CONNECTIONS,
+            headers,
+          });
+          rows.push({ name, bytes, bare: baseline, loopMaxMs: await eventLoopMaxMs(server.base), ...result });
+          console.log(
+            `${store}: ${name}: ${result.rps.toFixed(0)} req/s (${(result.rps / baseline.rps).toFixed(2)}x bare), p99 ${result.p99} ms`,
+          );
+        }
+        const { etag } = await get(`${busy}/analytics?period=all`);
+        const baseline = await load(`${bare.base}/bytes/0`, { seconds: SECONDS, connections: CONNECTIONS });
+        await eventLoopMaxMs(server.base);
+        const matched = await load(`${server.base}${busy}/analytics?period=all`, {
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          headers: { ...headers, 'if-none-match': etag },
+          expect: 304,
+        });
+        rows.push({
+          name: 'If-None-Match matched (busy, all)',
+          bytes: 0,
+          bare: baseline,
+          loopMaxMs: await eventLoopMaxMs(server.base),
+          ...matched,
+        });
+        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB: stopSampling(), rows };
+      } finally {
+        await server.stop();
+        await bare.stop();
+      }
+    },
+    store,
+    dir,
+  );
+}
+
+function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds: number): string {
+  const lines = [
+    '# Benchmarks',
+    '',
+    'Written by `npm run bench`. Every throughput is also given as a ratio to a bare Fastify route',
+    'that answers a fixed body of the same size, measured just before it in the same run: the',
+    'machine is shared and noisy, so only ratios compare across runs.',
+    '',
+    `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load generator, server and database on the same cores.`,
+    `- Data set (bench/generate.ts, deterministic): ${shape.views.toLocaleString('en-US')} views, ${Math.round(shape.views * 1.1).toLocaleString('en-US')} visits, ${Math.round(shape.views / 20).toLocaleString('en-US')} downloads, 200 rooms; the busy room holds 60% of the views from ${shape.busyRoomViewers.toLocaleString('en-US')} viewers over 30 links and 40 documents; the small room 10,000 views (10 documents, 5 links). Generated in ${generatedSeconds.toFixed(0)} s.`,
+    `- Load: ${CONNECTIONS} connections, ${SECONDS} s per scenario after a 1 s warm-up.`,
+    '- Reproduce: `npm run bench` (add `-- --views N` for another size).',
+    '',
+  ];
+  for (const r of reports) {
+    lines.push(`## ${r.store === 'postgres' ? 'PostgreSQL' : 'Embedded store'}`, '');
+    lines.push(
+      `- Import: ${r.importSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importSeconds).toLocaleString('en-US')} views/s; importer peak RSS ${r.importPeakMiB} MiB.`,
+      `- Server RSS: ${r.idleRssMiB.toFixed(0)} MiB idle after start, ${r.loadRssMiB.toFixed(0)} MiB at most under load.`,
+      '',
+      '| request | body bytes | req/s | × bare | p50 ms | p99 ms | non-2xx | max event-loop delay ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const row of r.rows) {
+      lines.push(
+        `| ${row.name} | ${row.bytes} | ${row.rps.toFixed(0)} | ${(row.rps / row.bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.non2xx + row.errors} | ${row.loopMaxMs.toFixed(0)} |`,
+      );
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'dealroom-bench-'));
+try {
+  const file = join(dir, 'data.ndjson');
   const started = Date.now();
-  const counts = await importRecords(db, systemClock, datasetRecords(demoDataset(new Date())));
-  const importMs = Date.now() - started;
-  const { key } = await createApiKey(db, systemClock, { teamId: DEMO_TEAM_ID, name: 'bench' });
-  const rooms = await db.query<{ id: string }>(
-    'SELECT deal_room_id AS id FROM views GROUP BY deal_room_id ORDER BY count(*) DESC LIMIT 1',
-  );
-  const busiest = rooms[0]?.id ?? '';
-  console.log(
-    `store: ${db.kind}; demo data: ${counts.view} views, ${counts.visit} visits imported in ${importMs} ms`,
-  );
-  console.log(`each scenario: ${SECONDS} s, ${CONNECTIONS} connections\n`);
-
-  // The baseline runs before and after the limiter scenarios and counts as their mean, so
-  // warm-up and drift do not favour whichever runs later.
-  const before = await measure('baseline', db, key, '/v1/deal-rooms');
-  const limited: Result[] = [];
-  limited.push(
-    await measure(
-      'GET /v1/deal-rooms, memory limiter',
-      db,
-      key,
-      '/v1/deal-rooms',
-      new MemoryRateLimiter(UNLIMITED),
-    ),
-  );
-  const redis = await redisIfReachable();
-  if (redis) {
-    limited.push(
-      await measure(
-        'GET /v1/deal-rooms, Redis limiter',
-        db,
-        key,
-        '/v1/deal-rooms',
-        new RedisRateLimiter(redis, UNLIMITED, `bench:${randomUUID()}`),
-      ),
-    );
-  }
-  const after = await measure('baseline', db, key, '/v1/deal-rooms');
-  const baseline: Result = {
-    name: 'GET /v1/deal-rooms, limiting off (baseline)',
-    rps: (before.rps + after.rps) / 2,
-    p50: Math.max(before.p50, after.p50),
-    p99: Math.max(before.p99, after.p99),
-    errors: before.errors + after.errors,
-  };
-  const results: Result[] = [baseline, ...limited];
-  results.push(await measure('GET /v1/deal-rooms/{busiest}', db, key, `/v1/deal-rooms/${busiest}`));
-  results.push(
-    await measure('GET …/viewers (page 1 of the busiest room)', db, key, `/v1/deal-rooms/${busiest}/viewers`),
-  );
-  results.push(
-    await measure(
-      'GET …/analytics?period=all (busiest room)',
-      db,
-      key,
-      `/v1/deal-rooms/${busiest}/analytics?period=all`,
-    ),
-  );
-  results.push(
-    await measure(
-      'GET …/analytics?period=7d (busiest room)',
-      db,
-      key,
-      `/v1/deal-rooms/${busiest}/analytics?period=7d`,
-    ),
-  );
-
-  const pad = Math.max(...results.map((r) => r.name.length));
-  console.log(`${'scenario'.padEnd(pad)}  req/s    ×baseline  p50 ms  p99 ms  errors`);
-  console.log(`(baseline runs: ${before.rps.toFixed(0)} and ${after.rps.toFixed(0)} req/s)`);
-  for (const r of results) {
-    const ratio = (r.rps / baseline.rps).toFixed(2);
-    console.log(
-      `${r.name.padEnd(pad)}  ${r.rps.toFixed(0).padStart(6)}   ${ratio.padStart(8)}  ${String(r.p50).padStart(6)}  ${String(r.p99).padStart(6)}  ${r.errors}`,
-    );
-  }
-  const limiterCost = results
-    .filter((r) => r.name.includes('limiter'))
-    .map(
-      (r) =>
-        `${r.name.split(', ')[1]}: ${(baseline.rps / r.rps).toFixed(2)}× the baseline's time per request`,
-    );
-  console.log(`\nlimiter cost per request: ${limiterCost.join('; ')}`);
-  console.log(`rss: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
-  redis?.disconnect();
-  await db.close();
-  if (results.some((r) => r.errors > 0)) process.exitCode = 1;
+  const shape = await generate(file, VIEWS);
+  const generatedSeconds = (Date.now() - started) / 1000;
+  console.log(`generated ${VIEWS} views in ${generatedSeconds.toFixed(0)} s`);
+  const reports: StoreReport[] = [];
+  for (const store of values.stores.split(',')) reports.push(await benchStore(store, file, shape, dir));
+  writeFileSync(values.out, `${report(shape, reports, generatedSeconds)}\n`);
+  console.log(`wrote ${values.out}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
-
-await main();

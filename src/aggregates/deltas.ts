@@ -6,8 +6,8 @@ import type { Rows } from './rows.ts';
  * document, each viewer's engagement, and the per-day rollups (room_daily, room_daily_views,
  * room_daily_visits). Each function applies a set of events as deltas, in the caller's
  * transaction: for one live event that touches O(1) rows; for an import the same statements
- * read its staging tables. Call them before the event rows themselves are inserted (the
- * "first view of this document by this viewer" test looks for earlier views).
+ * read its staging tables. Call them after the event rows themselves are inserted (a
+ * viewer's distinct documents are counted from their views).
  *
  * Lock order, the same for every writer so concurrent ones cannot deadlock: viewers, then
  * the per-day and per-document rows, then the room's row, last (it is the one every writer
@@ -21,8 +21,8 @@ const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
 export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
   const from = `(${rows.sql}) s`;
   // Lock the viewers first, in a statement of its own: the next statement then sees every
-  // view committed before the lock was granted, so two first views of one document by one
-  // viewer cannot both count as new.
+  // view committed before the lock was granted, so two concurrent first views of one
+  // document by one viewer count it once.
   await tx.query(
     `SELECT 1 FROM viewers WHERE id IN (SELECT DISTINCT viewer_id FROM ${from}) ORDER BY id FOR UPDATE`,
     rows.params,
@@ -37,14 +37,11 @@ export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void
      ), named AS (
        SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, viewer_name
          FROM ${from} WHERE viewer_name <> '' ORDER BY viewer_id, started_at DESC, id DESC
-     ), seen AS (
-       SELECT p.viewer_id, count(*)::int AS n
-         FROM (SELECT DISTINCT viewer_id, document_id FROM ${from}) p
-        WHERE NOT EXISTS (SELECT 1 FROM views v WHERE v.viewer_id = p.viewer_id AND v.document_id = p.document_id)
-        GROUP BY p.viewer_id
      ), cur AS (
        SELECT w.id, w.deal_room_id, w.total_views AS old_views, w.last_viewed_at AS old_last,
-              agg.n, agg.duration, agg.first_at, coalesce(seen.n, 0) AS new_documents,
+              agg.n, agg.duration, agg.first_at,
+              -- O(this viewer's views), through the (viewer_id, document_id) index.
+              (SELECT count(DISTINCT v.document_id)::int FROM views v WHERE v.viewer_id = w.id) AS documents,
               (w.last_viewed_at IS NULL OR (l.started_at, l.id) > (w.last_viewed_at, w.last_view_id)) AS newer,
               l.started_at AS last_at, l.id AS last_id, l.link_id AS last_link,
               (nm.id IS NOT NULL AND (w.name_at IS NULL OR (nm.started_at, nm.id) > (w.name_at, w.name_view_id))) AS renamed,
@@ -53,12 +50,11 @@ export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void
          JOIN agg ON agg.viewer_id = w.id
          JOIN latest l ON l.viewer_id = w.id
          LEFT JOIN named nm ON nm.viewer_id = w.id
-         LEFT JOIN seen ON seen.viewer_id = w.id
      ), changed AS (
        UPDATE viewers w SET
               total_views = w.total_views + cur.n,
               total_duration_seconds = w.total_duration_seconds + cur.duration,
-              documents_viewed = w.documents_viewed + cur.new_documents,
+              documents_viewed = cur.documents,
               first_viewed_at = least(w.first_viewed_at, cur.first_at),
               last_viewed_at = CASE WHEN cur.newer THEN cur.last_at ELSE w.last_viewed_at END,
               last_view_id = CASE WHEN cur.newer THEN cur.last_id ELSE w.last_view_id END,

@@ -19,5 +19,8 @@ export async function importCommand(ctx: CommandContext, args: string[]): Promis
   const summary = Object.entries(counts)
     .map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`)
     .join(', ');
-  ctx.out(`imported ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  ctx.out(
+    `imported ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s (peak memory ${peakMiB} MiB)`,
+  );
 }

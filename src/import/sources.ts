@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import parser from 'stream-json';
 import { ImportError, RECORD_TYPES, type RecordType } from './records.ts';
@@ -27,11 +26,13 @@ export function readImportFile(path: string): AsyncGenerator<RawRecord> {
   throw new ImportError(path, undefined, 'the file name must end in .json or .ndjson');
 }
 
+/** The longest NDJSON line accepted: a record is a few hundred bytes. */
+export const MAX_LINE_BYTES = 1 << 20;
+
 /** One record a line, each with its "type"; blank lines are skipped. */
 export async function* readNdjson(input: Readable): AsyncGenerator<RawRecord> {
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let number = 0;
-  for await (const line of lines) {
+  for await (const line of readLines(input, MAX_LINE_BYTES)) {
     number++;
     if (line.trim() === '') continue;
     const where = `line ${number}`;
@@ -47,6 +48,48 @@ export async function* readNdjson(input: Readable): AsyncGenerator<RawRecord> {
     }
     yield { type: type as RecordType, raw, where };
   }
+}
+
+/**
+ * Lines of a stream, each without its line ending (LF or CRLF). Chunks are pulled one at a
+ * time, so a slow consumer holds the reading back instead of lines piling up in memory; a
+ * line longer than `maxBytes` and any read error become an ImportError naming the line.
+ */
+export async function* readLines(input: Readable, maxBytes: number): AsyncGenerator<string> {
+  let number = 1;
+  let carry: Buffer[] = [];
+  let carried = 0;
+  const tooLong = () =>
+    new ImportError(`line ${number}`, undefined, `is longer than ${maxBytes} bytes; is this an NDJSON file?`);
+  const text = (parts: Buffer[]) => {
+    const line = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length;
+    return line.toString('utf8', 0, end);
+  };
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+        if (carried + nl - start > maxBytes) throw tooLong();
+        const piece = chunk.subarray(start, nl);
+        yield carried === 0 ? text([piece]) : text([...carry, piece]);
+        carry = [];
+        carried = 0;
+        number++;
+        start = nl + 1;
+      }
+      if (start < chunk.length) {
+        carried += chunk.length - start;
+        if (carried > maxBytes) throw tooLong();
+        carry.push(chunk.subarray(start));
+      }
+    }
+  } catch (err) {
+    if (err instanceof ImportError) throw err;
+    const reason = (err as NodeJS.ErrnoException).code ?? 'read error';
+    throw new ImportError(`line ${number}`, undefined, `could not be read (${reason})`);
+  }
+  if (carried > 0) yield text(carry);
 }
 
 interface Token {

@@ -4,14 +4,21 @@ import { copyText } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 /**
- * An import's events wait in temporary staging tables (no indexes, no WAL, dropped at commit),
- * filled by COPY in chunks as the file is read. At the end the delta module applies them to
- * every derived figure set-based, and one INSERT … SELECT per table moves them into place.
+ * An import's events go by COPY, in chunks as the file is read, both into their tables and
+ * into temporary staging tables (no indexes, no WAL, dropped at commit) that hold just this
+ * import's events. On PostgreSQL the COPYs run while the next chunk is read. At the end the
+ * delta module applies the staged events to every derived figure, set-based.
  */
 const STAGED = {
-  views: { table: 'import_views', columns: VIEW_COLUMNS },
-  visits: { table: 'import_visits', columns: VISIT_COLUMNS },
-  downloads: { table: 'import_downloads', columns: DOWNLOAD_COLUMNS },
+  views: {
+    table: 'views',
+    staging: 'import_views',
+    columns: VIEW_COLUMNS,
+    // A view imported whole is complete: it ended its duration after its start.
+    extra: [['completed_at', 'timestamptz']],
+  },
+  visits: { table: 'visits', staging: 'import_visits', columns: VISIT_COLUMNS, extra: [] },
+  downloads: { table: 'downloads', staging: 'import_downloads', columns: DOWNLOAD_COLUMNS, extra: [] },
 } as const;
 
 export type StagedKind = keyof typeof STAGED;
@@ -33,25 +40,14 @@ export class EventStaging {
     if (rows.length >= CHUNK_ROWS) await this.send(kind);
   }
 
-  /** Sends what is left, applies the deltas, and moves the events into their tables. */
+  /** Sends what is left, then applies the staged events to the derived figures. */
   async finish(): Promise<void> {
     for (const kind of Object.keys(STAGED) as StagedKind[]) await this.send(kind);
     await this.inFlight;
     if (!this.created) return;
-    await applyViewsStarted(this.tx, tableRows(STAGED.views.table, STAGED.views.columns));
-    await applyVisits(this.tx, tableRows(STAGED.visits.table, STAGED.visits.columns));
-    await applyDownloads(this.tx, tableRows(STAGED.downloads.table, STAGED.downloads.columns));
-    // A view imported whole is complete: it ended its duration after its start.
-    await this.tx.query(
-      `INSERT INTO views (${names('views')}, completed_at)
-       SELECT ${names('views')}, started_at + make_interval(secs => duration_seconds) FROM import_views`,
-    );
-    await this.tx.query(
-      `INSERT INTO visits (${names('visits')}) SELECT ${names('visits')} FROM import_visits`,
-    );
-    await this.tx.query(
-      `INSERT INTO downloads (${names('downloads')}) SELECT ${names('downloads')} FROM import_downloads`,
-    );
+    await applyViewsStarted(this.tx, tableRows(STAGED.views.staging, STAGED.views.columns));
+    await applyVisits(this.tx, tableRows(STAGED.visits.staging, STAGED.visits.columns));
+    await applyDownloads(this.tx, tableRows(STAGED.downloads.staging, STAGED.downloads.columns));
   }
 
   private async send(kind: StagedKind): Promise<void> {
@@ -61,7 +57,12 @@ export class EventStaging {
     await this.inFlight;
     await this.createTables();
     const text = copyText(rows);
-    const copy = this.tx.copyFrom(STAGED[kind].table, columnNames(kind), text);
+    const { table, staging } = STAGED[kind];
+    const columns = columnNames(kind);
+    const copy = (async () => {
+      await this.tx.copyFrom(table, columns, text);
+      await this.tx.copyFrom(staging, columns, text);
+    })();
     // Not awaited here: reading and checking the next chunk overlaps with this COPY. A
     // failure surfaces at the next send or at finish, and fails the import.
     copy.catch(() => undefined);
@@ -71,17 +72,16 @@ export class EventStaging {
   private async createTables(): Promise<void> {
     if (this.created) return;
     this.created = true;
-    for (const { table, columns } of Object.values(STAGED)) {
-      const definition = columns.map(([name, type]) => `${name} ${type}`).join(', ');
-      await this.tx.query(`CREATE TEMPORARY TABLE ${table} (${definition}) ON COMMIT DROP`);
+    // Sorting and grouping a million staged rows wants more memory than the default.
+    await this.tx.query("SELECT set_config('work_mem', '128MB', true)");
+    for (const { staging, columns, extra } of Object.values(STAGED)) {
+      const definition = [...columns, ...extra].map(([name, type]) => `${name} ${type}`).join(', ');
+      await this.tx.query(`CREATE TEMPORARY TABLE ${staging} (${definition}) ON COMMIT DROP`);
     }
   }
 }
 
 function columnNames(kind: StagedKind): string[] {
-  return STAGED[kind].columns.map(([name]) => name);
-}
-
-function names(kind: StagedKind): string {
-  return columnNames(kind).join(', ');
+  const { columns, extra } = STAGED[kind];
+  return [...columns, ...extra].map(([name]) => name);
 }

@@ -99,6 +99,7 @@ export class ImportWriter {
           record.viewer.name,
           record.startedAt,
           record.durationSeconds,
+          new Date(record.startedAt.getTime() + record.durationSeconds * 1000),
         ]);
         break;
       }

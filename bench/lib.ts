@@ -1,0 +1,125 @@
+/** Pieces of the benchmark: child processes, memory sampling, load runs. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const BIN = fileURLToPath(new URL('../bin/dealroom.mjs', import.meta.url));
+
+/** Runs `dealroom ARGS` to completion; throws with its output when it fails. */
+export function dealroom(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (code) =>
+      code === 0
+        ? resolve({ stdout, stderr })
+        : reject(new Error(`dealroom ${args.join(' ')} exited ${code}:\n${stderr}`)),
+    );
+  });
+}
+
+export interface Listening {
+  child: ChildProcess;
+  base: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a process that prints "listening on URL", and resolves with that URL. */
+export function startListening(command: string[], env: NodeJS.ProcessEnv): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const [file, ...args] = command as [string, ...string[]];
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const closed = new Promise<void>((done) => child.on('close', () => done()));
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        base: match[1],
+        async stop() {
+          child.kill('SIGTERM');
+          await closed;
+        },
+      });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Resident memory of a process now, in MiB (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the highest seen. */
+export function sampleRss(pid: number): () => number {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMiB(pid));
+    } catch {
+      // the process has gone
+    }
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A warm-up second, then `seconds` of load from `connections` connections. */
+export async function load(
+  url: string,
+  options: { seconds: number; connections: number; headers?: Record<string, string>; expect?: number },
+): Promise<LoadResult> {
+  const base = { url, connections: options.connections, headers: options.headers ?? {} };
+  await autocannon({ ...base, duration: 1 });
+  const run = await autocannon({ ...base, duration: options.seconds });
+  const expected = options.expect ?? 200;
+  // A 304 is the expected answer of a matched If-None-Match; anything else is not.
+  const unexpected = expected === 200 ? run.non2xx : run['2xx'] + run['4xx'] + run['5xx'];
+  return {
+    rps: run.requests.average,
+    p50: run.latency.p50,
+    p99: run.latency.p99,
+    non2xx: unexpected,
+    errors: run.errors + run.timeouts,
+  };
+}
+
+/** The highest event-loop delay the server saw since the previous scrape, in ms. */
+export async function eventLoopMaxMs(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1];
+  return value === undefined ? Number.NaN : Number(value) * 1000;
+}
