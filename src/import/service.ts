@@ -24,7 +24,7 @@ export async function importRecords(
 ): Promise<ImportCounts> {
   const now = clock.now();
   const every = options.progressEvery ?? 100_000;
-  return db.transaction(async (tx) => {
+  const counts = await db.transaction(async (tx) => {
     const writer = new ImportWriter(tx);
     let seen = 0;
     for await (const { type, raw, where } of source) {
@@ -35,4 +35,24 @@ export async function importRecords(
     await writer.finish();
     return writer.counts;
   });
+  // A large import changes the tables' shape far faster than autovacuum notices: give the
+  // planner fresh statistics before the first reads (a sample; a second or so at 1M rows).
+  if (counts.view + counts.visit + counts.download >= ANALYZE_AFTER_EVENTS) {
+    await db.query(`ANALYZE ${ANALYZED_TABLES.join(', ')}`);
+  }
+  return counts;
 }
+
+const ANALYZE_AFTER_EVENTS = 10_000;
+const ANALYZED_TABLES = [
+  'viewers',
+  'views',
+  'visits',
+  'downloads',
+  'room_daily',
+  'room_daily_views',
+  'room_daily_visits',
+  'documents',
+  'links',
+  'deal_rooms',
+];

@@ -13,6 +13,13 @@ export interface ViewerRow {
   link_name: string;
 }
 
+const VIEWER_COLUMNS = `v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
+  v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed,
+  coalesce(l.name, '') AS link_name`;
+
+/** Up to this many viewers are skipped by the index scan itself; further, days are walked. */
+const SHALLOW_OFFSET = 2000;
+
 /**
  * One page of the room's viewers, most recent view first, with the room's unique viewers as
  * the total. A deep page does not skip over every viewer before it: the room's per-day
@@ -25,7 +32,23 @@ export async function listViewers(
   teamId: string,
   roomId: string,
   page: { limit: number; offset: string },
+  shallowOffset = SHALLOW_OFFSET,
 ): Promise<(ViewerRow & PageRow)[]> {
+  if (BigInt(page.offset) <= shallowOffset) {
+    return db.query<ViewerRow & PageRow>(
+      `SELECT r.unique_viewers AS total, p.*
+         FROM deal_rooms r
+         LEFT JOIN LATERAL (
+           SELECT ${VIEWER_COLUMNS}
+             FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
+            WHERE v.deal_room_id = r.id AND v.total_views > 0
+            ORDER BY v.last_viewed_at DESC, v.id
+            LIMIT $3 OFFSET $4::bigint
+         ) p ON true
+        WHERE r.id = $1 AND r.team_id = $2`,
+      [roomId, teamId, page.limit, page.offset],
+    );
+  }
   return db.query<ViewerRow & PageRow>(
     `SELECT r.unique_viewers AS total, p.*
        FROM deal_rooms r
@@ -38,9 +61,7 @@ export async function listViewers(
           LIMIT 1
        ) start ON true
        LEFT JOIN LATERAL (
-         SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
-                v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed,
-                coalesce(l.name, '') AS link_name
+         SELECT ${VIEWER_COLUMNS}
            FROM viewers v
            LEFT JOIN links l ON l.id = v.last_link_id
           WHERE v.deal_room_id = r.id AND v.total_views > 0
