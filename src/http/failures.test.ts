@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import type { Database } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import { openPostgres } from '../db/postgres.ts';
 import { ManualClock } from '../shared/clock.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
-import { openTestStore } from '../testing/stores.ts';
+import { openTestStore, postgresUrl, storeKinds } from '../testing/stores.ts';
 
 /**
  * A store whose queries start failing on demand, as a database that goes away does. The
@@ -120,3 +122,63 @@ describe('unexpected failures', () => {
     }
   });
 });
+
+describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)', () => {
+  it('answers 503 with Retry-After when no connection frees up in time, counts it, and serves again', async () => {
+    const url = postgresUrl();
+    const schema = `test_busy_${Date.now()}`;
+    const base = await openPostgres({ connectionString: url, schema });
+    await migrate(base);
+    const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+    const { key } = await teamWithKey(base, clock);
+    // One connection, one request allowed to wait, for 100 ms.
+    const db = await openPostgres({
+      connectionString: url,
+      schema,
+      maxConnections: 1,
+      maxWaiting: 1,
+      maxWaitMs: 100,
+    });
+    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: false });
+    try {
+      const release = gate();
+      const holding = db.transaction(() => release.opened);
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })),
+      );
+      for (const res of answers) {
+        expect(res.statusCode).toBe(503);
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.json()).toEqual({
+          error: 'Service is busy, try again shortly',
+          code: 'service_unavailable',
+        });
+      }
+      release.open();
+      await holding;
+      expect((await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })).statusCode).toBe(
+        200,
+      );
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(metrics).toMatch(/^dealroom_db_pool_sheds_total 3$/m);
+      // Each refused request either found the queue full or waited its 100 ms there.
+      const waits = Number(/^dealroom_db_pool_waits_total (\d+)$/m.exec(metrics)?.[1]);
+      expect(waits).toBeGreaterThanOrEqual(1);
+      expect(waits).toBeLessThanOrEqual(3);
+      expect(metrics).toMatch(/^dealroom_db_pool_waiting 0$/m);
+    } finally {
+      await app.close();
+      await db.close();
+      await base.query(`DROP SCHEMA ${schema} CASCADE`);
+      await base.close();
+    }
+  });
+});
+
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}

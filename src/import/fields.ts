@@ -9,6 +9,8 @@ export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 const MAX_TEXT = 10_000;
 
 /** Reads one record's fields, each failure naming the record and the field. */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+
 export class Fields {
   constructor(
     private readonly raw: Record<string, unknown>,
@@ -85,6 +87,15 @@ export class Fields {
   timestamp(field: string): Date {
     const at = parseTimestamp(this.raw[field]);
     if (!at) this.fail(field, 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-04-01T09:30:00Z');
+    return this.notTooEarly(field, at);
+  }
+
+  /**
+   * Nothing the service tracks predates 2000; an earlier year is a mistake, and would make
+   * `period=all` span centuries of empty days.
+   */
+  private notTooEarly(field: string, at: Date): Date {
+    if (at.getTime() < EARLIEST_MS) this.fail(field, 'must not be before 2000-01-01T00:00:00Z');
     return at;
   }
 
@@ -102,7 +113,7 @@ export class Fields {
     if (value === undefined || value === null) return null;
     const at = parseTimestamp(value);
     if (!at) this.fail(field, 'must be an ISO 8601 timestamp with a time zone, or null');
-    return at;
+    return this.notTooEarly(field, at);
   }
 
   uuidList(field: string): string[] | null {

@@ -179,6 +179,27 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
       'views[0], field "startedAt": is more than five minutes in the future',
     ],
     [
+      'a room created before 2000',
+      (d) => {
+        d.dealRooms[0]!.createdAt = '1000-01-01T00:00:00Z';
+      },
+      'dealRooms[0], field "createdAt": must not be before 2000-01-01T00:00:00Z',
+    ],
+    [
+      'an event in year 1',
+      (d) => {
+        d.visits[0]!.at = '0001-06-01T00:00:00Z';
+      },
+      'visits[0], field "at": must not be before 2000-01-01T00:00:00Z',
+    ],
+    [
+      'a link expiring before 2000',
+      (d) => {
+        d.links[0]!.expiresAt = '1999-12-31T23:59:59.999Z';
+      },
+      'links[0], field "expiresAt": must not be before 2000-01-01T00:00:00Z',
+    ],
+    [
       'a viewer without identity',
       (d) => {
         d.views[0]!.viewer = { name: 'x' };
