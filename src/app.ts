@@ -1,4 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyServerOptions } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { Database } from './db/database.ts';
 import { dealRoomRoutes } from './deal-rooms/routes.ts';
@@ -7,7 +8,14 @@ import { databaseCheck, type HealthCheck, healthRoutes } from './health/routes.t
 import { createAuthenticator } from './http/auth.ts';
 import { conditionalGet } from './http/caching.ts';
 import { registerDocs } from './http/docs.ts';
-import { apiErrors, clientError, frameworkError, installErrorHandlers } from './http/errors.ts';
+import {
+  ApiError,
+  apiErrors,
+  clientError,
+  frameworkError,
+  installErrorHandlers,
+  rawErrorResponse,
+} from './http/errors.ts';
 import { createMetrics, type Metrics, metricsRoutes, trackPool } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
@@ -65,7 +73,28 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     rewriteUrl: (request) => decodableUrl(request.url ?? '/'),
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
-  }).withTypeProvider() as unknown as TypedFastify;
+    // Node would answer a request without Host with an empty 400; it is refused below
+    // instead, in the usual shape and with a request id.
+    http: { requireHostHeader: false },
+  } as FastifyHttpOptions<Server>).withTypeProvider() as unknown as TypedFastify;
+
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+      throw new ApiError(
+        'validation_error',
+        'The request could not be understood: the Host header is required',
+      );
+    }
+  });
+  // An Expect header other than 100-continue: Node would answer an empty 417.
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    response.socket?.end(
+      rawErrorResponse(417, 'Expectation Failed', {
+        error: 'Only the expectation 100-continue is supported',
+        code: 'validation_error',
+      }),
+    );
+  });
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);

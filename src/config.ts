@@ -13,7 +13,11 @@ export interface Config {
   appUrl: string;
   logLevel: LogLevel;
   redisUrl: string | undefined;
+  /** Before every Redis key, so deployments sharing one Redis database stay apart. */
+  redisKeyPrefix: string;
   rateLimits: RateLimits;
+  /** PostgreSQL connections per process, and the bounded wait for one (then a 503). */
+  pool: { size: number; maxWaiting: number; maxWaitMs: number };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -56,6 +60,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     problems.push('REDIS_URL must be a redis:// or rediss:// URL');
   }
 
+  const redisKeyPrefix = read('REDIS_KEY_PREFIX') ?? 'dealroom:';
+  if (!/^[A-Za-z0-9:_.{}-]{1,100}$/.test(redisKeyPrefix)) {
+    problems.push('REDIS_KEY_PREFIX must be 1 to 100 of A-Z a-z 0-9 : _ . - { }');
+  }
+
   const positive = (name: string, fallback: number) => {
     const value = read(name);
     if (value === undefined) return fallback;
@@ -71,6 +80,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     windowMs: positive('RATE_LIMIT_WINDOW_SECONDS', DEFAULT_LIMITS.windowMs / 1000) * 1000,
   };
 
+  const pool = {
+    size: positive('DB_POOL_SIZE', 10),
+    maxWaiting: positive('DB_POOL_MAX_WAITING', 200),
+    maxWaitMs: positive('DB_POOL_WAIT_MS', 2000),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     databaseUrl,
@@ -80,7 +95,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appUrl,
     logLevel: logLevel as LogLevel,
     redisUrl,
+    redisKeyPrefix,
     rateLimits,
+    pool,
   });
 }
 

@@ -41,7 +41,13 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     const demoKey = values.demo ? await prepareDemo(db) : undefined;
 
     const metrics = createMetrics().withDefaults();
-    const { limiter, healthChecks } = createRateLimiter(config.rateLimits, config.redisUrl, logger, metrics);
+    const { limiter, healthChecks } = createRateLimiter(
+      config.rateLimits,
+      config.redisUrl,
+      logger,
+      metrics,
+      config.redisKeyPrefix,
+    );
     stopLimiter = () => limiter.close();
     const app = await buildApp({
       db,

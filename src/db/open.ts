@@ -17,12 +17,19 @@ export interface OpenedStore {
  * this process). Throws StoreBusyError when another process holds the embedded store.
  */
 export async function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'pool'>>,
   onPoolError?: (err: Error) => void,
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const db = await openPostgres({
       connectionString: config.databaseUrl,
+      ...(config.pool
+        ? {
+            maxConnections: config.pool.size,
+            maxWaiting: config.pool.maxWaiting,
+            maxWaitMs: config.pool.maxWaitMs,
+          }
+        : {}),
       ...(onPoolError ? { onError: onPoolError } : {}),
     });
     return { db };

@@ -21,8 +21,12 @@ const LAST_USED_INTERVAL_MS = 60_000;
 export const KEY_CACHE_MS = 1000;
 const KEY_CACHE_ENTRIES = 10_000;
 
+/** A header sent twice can hide which key was meant: such a request presents an invalid key. */
+const REPEATED = Symbol('repeated key header');
+
 /** The key a request presents: `Authorization: Bearer` wins over `X-API-Key`; blank is none. */
-export function presentedKey(request: FastifyRequest): string | undefined {
+export function presentedKey(request: FastifyRequest): string | undefined | typeof REPEATED {
+  if (sentTwice(request.raw.rawHeaders)) return REPEATED;
   const authorization = headerValue(request.headers.authorization);
   if (authorization !== undefined) {
     const match = /^bearer(?:\s+(.*))?$/i.exec(authorization);
@@ -32,6 +36,17 @@ export function presentedKey(request: FastifyRequest): string | undefined {
     if (token) return token;
   }
   return headerValue(request.headers['x-api-key']);
+}
+
+function sentTwice(rawHeaders: string[]): boolean {
+  let authorization = 0;
+  let apiKey = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]?.toLowerCase();
+    if (name === 'authorization') authorization++;
+    else if (name === 'x-api-key') apiKey++;
+  }
+  return authorization > 1 || apiKey > 1;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -68,7 +83,7 @@ export function createAuthenticator(db: Database, clock: Clock) {
   return async function authenticate(request: FastifyRequest): Promise<Caller> {
     const key = presentedKey(request);
     if (key === undefined) throw apiErrors.keyRequired();
-    if (!isWellFormedApiKey(key)) throw apiErrors.invalidKey();
+    if (key === REPEATED || !isWellFormedApiKey(key)) throw apiErrors.invalidKey();
 
     const hash = hashApiKey(key);
     const now = clock.now();

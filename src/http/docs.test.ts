@@ -40,8 +40,17 @@ describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless C
     try {
       const page = await browser.newPage();
       const requested: string[] = [];
+      const blocked: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
-      await page.goto(`${base}/docs`, { waitUntil: 'networkidle' });
+      page.on('console', (message) => {
+        if (/Content Security Policy|Refused to/i.test(message.text())) blocked.push(message.text());
+      });
+      const response = await page.goto(`${base}/docs`, { waitUntil: 'networkidle' });
+      const headers = response?.headers() ?? {};
+      expect(headers['content-security-policy']).toMatch(
+        /default-src 'self'.*connect-src 'self'.*frame-ancestors 'none'/,
+      );
+      expect(headers['x-content-type-options']).toBe('nosniff');
       for (const summary of [
         'List deal rooms',
         'Get a deal room',
@@ -58,6 +67,7 @@ describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless C
         (url) => !url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:'),
       );
       expect(foreign).toEqual([]);
+      expect(blocked).toEqual([]);
       expect(requested).toContain(`${base}/v1/openapi.json`);
     } finally {
       await browser.close();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseBusyError } from '../db/database.ts';
@@ -64,10 +65,28 @@ export function installErrorHandlers(app: FastifyInstance): void {
       .send({ error: apiError.message, code: apiError.code });
   });
 
-  app.setNotFoundHandler((_request, reply) => {
-    const err = apiErrors.routeNotFound();
-    return reply.code(err.statusCode).send({ error: err.message, code: err.code });
+  app.setNotFoundHandler((request, reply) => {
+    // Any method the router has no route for (TRACE, PROPFIND, LOCK, …) on a known path.
+    const known = knownPath(request.url);
+    const err =
+      known && !['GET', 'HEAD'].includes(request.method)
+        ? apiErrors.methodNotAllowed()
+        : apiErrors.routeNotFound();
+    return reply.code(err.statusCode).headers(err.headers).send({ error: err.message, code: err.code });
   });
+
+  // An error answer is about this request only: never to be stored by a cache.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode >= 400) reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+}
+
+/** The read API's paths: /v1/deal-rooms, /v1/deal-rooms/{id} and its four lists. */
+const KNOWN_PATH = /^\/v1\/deal-rooms(\/[^/]+(\/(documents|links|viewers|analytics))?)?\/?$/;
+
+function knownPath(url: string): boolean {
+  return KNOWN_PATH.test(url.split('?')[0] ?? '');
 }
 
 /**
@@ -81,6 +100,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   reply
     .code(apiError.statusCode)
     .header('X-Request-Id', request.id)
+    .header('Cache-Control', 'no-store')
     .send({ error: apiError.message, code: apiError.code });
 }
 
@@ -88,11 +108,25 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 export function clientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) return;
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const body = JSON.stringify({ error: 'The request could not be understood', code: 'validation_error' });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+    rawErrorResponse(status, status === 431 ? 'Request Header Fields Too Large' : 'Bad Request', {
+      error: 'The request could not be understood',
+      code: 'validation_error',
+    }),
+  );
+}
+
+/** A whole HTTP response in the usual error shape, for answers written before Fastify routes. */
+export function rawErrorResponse(
+  status: number,
+  reason: string,
+  body: { error: string; code: string },
+): string {
+  const text = JSON.stringify(body);
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+    `X-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${text}`
   );
 }
 

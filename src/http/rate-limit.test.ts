@@ -19,7 +19,7 @@ const backends: [string, (limits: RateLimits) => RateLimiter][] = [
   ['memory', (l) => new MemoryRateLimiter(l)],
 ];
 if (redisUrl())
-  backends.push(['redis', (l) => new RedisRateLimiter(new Redis(redisUrl()), l, `test:${randomUUID()}`)]);
+  backends.push(['redis', (l) => new RedisRateLimiter(new Redis(redisUrl()), l, `test:${randomUUID()}:`)]);
 
 describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
   let db: Database;

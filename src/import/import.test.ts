@@ -195,7 +195,7 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     [
       'a link expiring before 2000',
       (d) => {
-        d.links[0]!.expiresAt = '1999-12-31T23:59:59.999Z';
+        (d.links[0] as Record<string, unknown>).expiresAt = '1999-12-31T23:59:59.999Z';
       },
       'links[0], field "expiresAt": must not be before 2000-01-01T00:00:00Z',
     ],

@@ -18,6 +18,7 @@ export function createRateLimiter(
   redisUrl: string | undefined,
   logger: FastifyBaseLogger,
   metrics: Metrics,
+  redisKeyPrefix = 'dealroom:',
 ): LimiterSetup {
   if (!redisUrl) return { limiter: new MemoryRateLimiter(limits), healthChecks: [] };
   const redis = new Redis(redisUrl, {
@@ -31,7 +32,7 @@ export function createRateLimiter(
     lazyConnect: false,
   });
   redis.on('error', () => undefined); // reported through the limiter, once per outage
-  const limiter = new ResilientRateLimiter(new RedisRateLimiter(redis, limits), logger, {
+  const limiter = new ResilientRateLimiter(new RedisRateLimiter(redis, limits, redisKeyPrefix), logger, {
     onStateChange: (degraded) => metrics.rateLimitDegraded.set(degraded ? 1 : 0),
     onBackendError: () => metrics.rateLimitBackendErrors.inc(),
   });

@@ -15,7 +15,7 @@ const backends: [string, (limits: RateLimits) => RateLimiter][] = [
 if (redisUrl()) {
   backends.push([
     'redis',
-    (limits) => new RedisRateLimiter(new Redis(redisUrl()), limits, `test:${randomUUID()}`),
+    (limits) => new RedisRateLimiter(new Redis(redisUrl()), limits, `test:${randomUUID()}:`),
   ]);
 }
 
@@ -130,5 +130,26 @@ describe('rateLimitHeaders', () => {
     expect(headers['X-RateLimit-Limit']).toBe('3000');
     expect(headers['X-RateLimit-Remaining']).toBe('0');
     expect(headers['Retry-After']).toBe('2');
+  });
+});
+
+describe.runIf(redisUrl())('Redis key prefix', () => {
+  it('keeps two deployments sharing one Redis database apart, even for the same team and key ids', async () => {
+    const limits = { perKey: 2, perTeam: 2, windowMs: HOUR };
+    const run = randomUUID();
+    const staging = new RedisRateLimiter(new Redis(redisUrl()), limits, `staging-${run}:`);
+    const production = new RedisRateLimiter(new Redis(redisUrl()), limits, `production-${run}:`);
+    try {
+      const same = { keyId: randomUUID(), teamId: randomUUID() };
+      for (let i = 0; i < 2; i++) expect((await staging.consume(same, T0 + i)).allowed).toBe(true);
+      expect((await staging.consume(same, T0 + 2)).allowed).toBe(false);
+      expect((await production.consume(same, T0 + 3)).allowed).toBe(true);
+      const redis = new Redis(redisUrl());
+      expect(await redis.keys(`staging-${run}:rl:*`)).toHaveLength(2);
+      redis.disconnect();
+    } finally {
+      await staging.close();
+      await production.close();
+    }
   });
 });

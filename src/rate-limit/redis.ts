@@ -47,7 +47,8 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     redis: Redis,
     readonly limits: RateLimits,
-    private readonly prefix = 'dealroom:rl',
+    /** Keeps deployments that share one Redis database apart (REDIS_KEY_PREFIX). */
+    private readonly prefix = 'dealroom:',
   ) {
     redis.defineCommand('slidingLog', { numberOfKeys: 2, lua: SLIDING_LOG });
     this.redis = redis as Redis & WithSlidingLog;
@@ -58,8 +59,8 @@ export class RedisRateLimiter implements RateLimiter {
     // One hash tag for both logs keeps them in one slot, as a script on Redis Cluster needs.
     const tag = `{${teamId}}`;
     const [admitted, keyCount, teamCount, keyOldest, teamOldest] = await this.redis.slidingLog(
-      `${this.prefix}:${tag}:key:${keyId}`,
-      `${this.prefix}:${tag}:team`,
+      `${this.prefix}rl:${tag}:key:${keyId}`,
+      `${this.prefix}rl:${tag}:team`,
       nowMs,
       windowMs,
       perKey,
