@@ -1,3 +1,5 @@
+import { DataDirError } from '../db/open.ts';
+import { StoreBusyError } from '../db/lock.ts';
 import { DealRoomApiError } from '../../packages/client/index.js';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
@@ -33,7 +35,8 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
 /** A failure as the operator should read it: what went wrong and, for imports, that nothing changed. */
 export function describeFailure(err: unknown): string {
   if (err instanceof ImportError) return `import failed at ${err.message}\nnothing was imported`;
-  if (err instanceof UsageError || err instanceof ApiError) return err.message;
+  if (err instanceof UsageError || err instanceof ApiError || err instanceof DataDirError) return err.message;
+  if (err instanceof StoreBusyError) return err.message;
   if (err instanceof DealRoomApiError) {
     const request = err.requestId ? `, request ${err.requestId}` : '';
     return `the API answered ${err.status || 'nothing'} ${err.code}: ${err.message}${request}`;
@@ -55,8 +58,8 @@ export async function runCaptured(
     err: (line) => result.stderr.push(line),
   };
   try {
-    if (!(STORE_COMMANDS as readonly string[]).includes(command))
-      throw new UsageError(`unknown command: ${command}`);
+    if (!(STORE_COMMANDS as readonly string[]).includes(command) || command === 'import')
+      throw new UsageError(`${command} cannot run inside the server: stop it first`);
     await runStoreCommand(ctx, command, rest);
   } catch (err) {
     result.stderr.push(describeFailure(err));

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
@@ -65,8 +64,15 @@ async function runWithStore(config: Readonly<Config>, command: string, args: str
   try {
     opened = await openStore(config);
   } catch (err) {
-    if (!(err instanceof StoreBusyError) || !err.holder.socket) throw err;
-    const result = await runInServer(err.holder.socket, [command, ...absolutePaths(command, args)]);
+    if (!(err instanceof StoreBusyError) || !err.holder.socket || !err.holder.secret) throw err;
+    if (command === 'import') {
+      // Run inside the server, an import would hold the embedded store (and so the API) for
+      // its whole length; it runs beside the API only on PostgreSQL.
+      throw new UsageError(
+        `the embedded store in ${err.dataDir} is in use by dealroom serve (process ${err.holder.pid}); an import would stall its API for as long as it runs. Stop the server, import, then start it again (or use PostgreSQL, where imports run beside the API)`,
+      );
+    }
+    const result = await runInServer(err.holder.socket, err.holder.secret, [command, ...args]);
     if (!result) throw err;
     for (const line of result.stdout) console.log(line);
     for (const line of result.stderr) console.error(line);
@@ -85,9 +91,4 @@ async function runWithStore(config: Readonly<Config>, command: string, args: str
   } finally {
     await opened.db.close();
   }
-}
-
-/** A file named to a server in another folder must be named absolutely. */
-function absolutePaths(command: string, args: string[]): string[] {
-  return command === 'import' ? args.map((arg) => (arg.startsWith('-') ? arg : resolve(arg))) : args;
 }

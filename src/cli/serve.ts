@@ -66,12 +66,22 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       return payload;
     });
     const base = await app.listen({ port, host });
-    if (lock) {
-      const socket = controlSocketPath(resolve(config.dataDir));
-      control = await startControlServer(socket, (commandArgs) =>
-        runCaptured({ config, db, clock }, commandArgs),
-      );
-      lock.setSocket(socket);
+    try {
+      const socket = lock ? controlSocketPath(resolve(config.dataDir)) : undefined;
+      if (lock && socket) {
+        const secret = lock.setSocket(socket);
+        control = await startControlServer(socket, secret, (commandArgs) =>
+          runCaptured({ config, db, clock }, commandArgs),
+        );
+      } else if (lock) {
+        logger.warn(
+          'the data folder path is too long for a control socket: other dealroom commands must wait until this server stops',
+        );
+      }
+    } catch (err) {
+      // Listening with a store that cannot be run would answer every request with a 500.
+      await app.close();
+      throw err;
     }
     console.log(`Deal Room Analytics API listening on ${base} (${db.kind} store)`);
     if (demoKey) printDemo(base, demoKey);

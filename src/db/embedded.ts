@@ -1,14 +1,47 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import type { Database, Queryable } from './database.ts';
+
+/** The file-system calls of Emscripten's NODEFS that set a file's mode. */
+interface NodeFsOps {
+  node_ops: {
+    mknod(parent: unknown, name: string, mode: number, dev: number): unknown;
+    setattr(node: unknown, attr: { mode?: number | null }): void;
+  };
+}
+
+const OWNER_ONLY = ~0o077;
+
+/**
+ * PGlite's folder with every file it creates or chmods kept to its owner (PGlite itself asks
+ * for 0666, and chmods after creating, so the process umask alone does not hold).
+ */
+class PrivateNodeFS extends NodeFS {
+  override async init(pg: PGlite, options: Parameters<NodeFS['init']>[1]) {
+    const result = await super.init(pg, options);
+    const preRun = result.emscriptenOpts.preRun ?? [];
+    result.emscriptenOpts.preRun = [
+      (module: { NODEFS: NodeFsOps }) => {
+        const ops = module.NODEFS.node_ops;
+        const { mknod, setattr } = ops;
+        ops.mknod = (parent, name, mode, dev) => mknod(parent, name, mode & OWNER_ONLY, dev);
+        ops.setattr = (node, attr) =>
+          setattr(node, attr.mode == null ? attr : { ...attr, mode: attr.mode & OWNER_ONLY });
+      },
+      ...preRun,
+    ];
+    return result;
+  }
+}
 
 /**
  * The embedded store: PGlite (PostgreSQL in WebAssembly) kept in a folder, or in memory
  * when `dataDir` is undefined. One process at a time may open a folder; see lock.ts.
  */
 export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = dataDir ? new PGlite(dataDir) : new PGlite();
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = dataDir ? new PGlite({ fs: new PrivateNodeFS(dataDir) }) : new PGlite();
   await db.waitReady;
 
   const asQueryable = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({

@@ -1,14 +1,18 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
  * One process at a time may open an embedded store's folder: PGlite is a single-process
- * database. The lock file names the holder and, when it is a server, the control socket
- * through which other commands can be run by it.
+ * database. The lock file is created atomically (O_EXCL), mode 0600, inside the 0700 data
+ * folder. It names the holder and, when it is a server, the control socket through which
+ * other commands can be run by it, with the secret that socket asks for: only a process of
+ * the same user can read it.
  */
 export interface LockHolder {
   pid: number;
   socket?: string;
+  secret?: string;
 }
 
 export class StoreBusyError extends Error {
@@ -24,25 +28,24 @@ export class StoreBusyError extends Error {
 
 export interface DataDirLock {
   holder(): LockHolder;
-  /** Records the control socket of the server holding the lock. */
-  setSocket(socket: string): void;
+  /** Records the control socket of the server holding the lock, and a new secret for it. */
+  setSocket(socket: string): string;
   release(): void;
 }
 
+export const LOCK_FILE = 'dealroom.lock';
+
 export function lockDataDir(dataDir: string): DataDirLock {
-  const file = join(dataDir, 'dealroom.lock');
-  const current = readHolder(file);
-  if (current && current.pid !== process.pid && isAlive(current.pid)) {
-    throw new StoreBusyError(dataDir, current);
-  }
+  const file = join(dataDir, LOCK_FILE);
   let holder: LockHolder = { pid: process.pid };
-  const write = () => writeFileSync(file, JSON.stringify(holder), { mode: 0o600 });
-  write();
+  acquire(file, dataDir, JSON.stringify(holder));
   return {
     holder: () => holder,
     setSocket(socket) {
-      holder = { ...holder, socket };
-      write();
+      const secret = randomBytes(32).toString('base64url');
+      holder = { ...holder, socket, secret };
+      writeFileSync(file, JSON.stringify(holder), { mode: 0o600 });
+      return secret;
     },
     release() {
       if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
@@ -50,7 +53,33 @@ export function lockDataDir(dataDir: string): DataDirLock {
   };
 }
 
-function readHolder(file: string): LockHolder | undefined {
+/** Creates the lock file, or takes over one left by a process that no longer runs. */
+function acquire(file: string, dataDir: string, content: string): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      try {
+        writeSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const current = readHolder(file);
+    if (current && current.pid !== process.pid && isAlive(current.pid)) {
+      throw new StoreBusyError(dataDir, current);
+    }
+    // Stale (its process is gone) or unreadable: remove it and try once more. Two processes
+    // doing this at once both retry O_EXCL, and exactly one of them wins.
+    rmSync(file, { force: true });
+  }
+  const current = readHolder(file);
+  throw new StoreBusyError(dataDir, current ?? { pid: 0 });
+}
+
+export function readHolder(file: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
     return typeof parsed.pid === 'number' ? parsed : undefined;
