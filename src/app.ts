@@ -14,6 +14,7 @@ import {
   clientError,
   frameworkError,
   installErrorHandlers,
+  logCompletion,
   rawErrorResponse,
 } from './http/errors.ts';
 import { createMetrics, type Metrics, metricsRoutes, trackPool } from './http/metrics.ts';
@@ -67,6 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     genReqId: requestIdFor,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // One line per request, at a level that depends on how it ended (logCompletion).
+    disableRequestLogging: true,
     // Any room id, however long (Node caps the whole head at 16 KiB) or however encoded,
     // goes through authentication, the rate limit and the handler's 404 like other ids.
     routerOptions: { maxParamLength: 16_384 },
@@ -100,9 +103,10 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     reply.header('X-Request-Id', request.id);
     return payload;
   });
-  installErrorHandlers(app);
-  healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
   const metrics = deps.metrics ?? createMetrics();
+  installErrorHandlers(app, metrics);
+  logCompletion(app);
+  healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
   metricsRoutes(app, metrics);
   trackPool(metrics, deps.db);
   await registerOpenApi(app);

@@ -1,8 +1,8 @@
-import { DataDirError } from '../db/open.ts';
-import { StoreBusyError } from '../db/lock.ts';
 import { DealRoomApiError } from '../../packages/client/index.js';
 import type { Database } from '../db/database.ts';
+import { StoreBusyError } from '../db/lock.ts';
 import { migrate } from '../db/migrate.ts';
+import { DataDirError } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';

@@ -33,7 +33,10 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   const logger = createLogger(config.logLevel);
   const clock = systemClock;
 
-  const { db, lock } = await openStore(config, (err) => logger.warn({ err }, 'database connection lost'));
+  const { db, lock } = await openStore(config, (available, err) => {
+    if (available) logger.info('database reachable again');
+    else logger.error({ err }, 'database unreachable: requests fail with 500 until it answers again');
+  });
   let control: Server | undefined;
   let stopLimiter: (() => Promise<void>) | undefined;
   try {

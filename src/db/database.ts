@@ -42,3 +42,44 @@ export class DatabaseBusyError extends Error {
     this.name = 'DatabaseBusyError';
   }
 }
+
+/**
+ * The database cannot be reached (refused, dropped, timed out connecting). Still a 500 for
+ * the request, but an expected one while the outage lasts: logged once per outage, not once
+ * per request.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the database is unreachable');
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown).
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/** Whether a driver error says the database is out of reach, rather than a query failing. */
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+    err.message,
+  );
+}

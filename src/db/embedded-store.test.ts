@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,17 +106,19 @@ describe('embedded store privacy and integrity', () => {
     const script = `const { lockDataDir } = await import(${JSON.stringify(lockModule)});
       try { lockDataDir(${JSON.stringify(dataDir)}); console.log('won'); await new Promise((r) => setTimeout(r, 1500)); }
       catch { console.log('lost'); }`;
-    const contenders = Array.from({ length: 6 }, () =>
-      new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        child.stdout.on('data', (c) => {
-          out += c;
-        });
-        child.on('close', () => resolve(out.trim()));
-      }),
+    const contenders = Array.from(
+      { length: 6 },
+      () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let out = '';
+          child.stdout.on('data', (c) => {
+            out += c;
+          });
+          child.on('close', () => resolve(out.trim()));
+        }),
     );
     const outcomes = await Promise.all(contenders);
     expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
@@ -132,11 +143,16 @@ describe('embedded store privacy and integrity', () => {
           resolve(res.statusCode);
         });
         req.on('error', () => resolve(undefined));
-        req.end(JSON.stringify({ args: ['keys', 'create', '--team', '00000000-0000-4000-8000-000000000001'] }));
+        req.end(
+          JSON.stringify({ args: ['keys', 'create', '--team', '00000000-0000-4000-8000-000000000001'] }),
+        );
       });
       expect(status).toBe(403);
       // The real CLI reads the secret from the lock file and is served.
-      const listed = await dealroom(['keys', 'list', '--team', '00000000-0000-4000-8000-000000000001'], envFor(dataDir));
+      const listed = await dealroom(
+        ['keys', 'list', '--team', '00000000-0000-4000-8000-000000000001'],
+        envFor(dataDir),
+      );
       expect(listed.code, listed.stderr).toBe(0);
       // An import is not run inside the server: it would hold the API for its whole length.
       const file = join(root, 'one.ndjson');

@@ -25,7 +25,7 @@ const OWN_FILES = new Set([LOCK_FILE, 'control.sock']);
  */
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'pool'>>,
-  onPoolError?: (err: Error) => void,
+  onAvailability?: (available: boolean, err?: unknown) => void,
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const db = await openPostgres({
@@ -37,7 +37,7 @@ export async function openStore(
             maxWaitMs: config.pool.maxWaitMs,
           }
         : {}),
-      ...(onPoolError ? { onError: onPoolError } : {}),
+      ...(onAvailability ? { onAvailability } : {}),
     });
     return { db };
   }

@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { Admission } from './admission.ts';
-import type { Database, Queryable } from './database.ts';
+import { type Database, DatabaseUnavailableError, isConnectionError, type Queryable } from './database.ts';
 
 export interface PostgresOptions {
   connectionString: string;
@@ -16,6 +16,8 @@ export interface PostgresOptions {
   /** Upper bound for any statement, so a stuck database turns into an error, not a hang. */
   statementTimeoutMs?: number;
   onError?: (err: Error) => void;
+  /** Told once when the database stops answering, and once when it answers again. */
+  onAvailability?: (available: boolean, err?: unknown) => void;
 }
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
@@ -36,17 +38,47 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   });
   // An idle client that loses its connection emits here; without a listener the process
   // would crash. The pool drops the client and makes a new one on the next query.
-  pool.on('error', (err) => options.onError?.(err));
+  pool.on('error', (err) => {
+    options.onError?.(err);
+    unreachable(err);
+  });
 
   if (options.schema) {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
   }
 
-  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
+  let available = true;
+  const reachable = () => {
+    if (available) return;
+    available = true;
+    options.onAvailability?.(true);
+  };
+  /** A connection failure becomes DatabaseUnavailableError, and starts an outage once. */
+  const unreachable = (err: unknown): unknown => {
+    if (!isConnectionError(err)) return err;
+    if (available) {
+      available = false;
+      options.onAvailability?.(false, err);
+    }
+    return new DatabaseUnavailableError(err);
+  };
+  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
+    try {
+      const rows = (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
+      reachable();
+      return rows;
+    } catch (err) {
+      throw unreachable(err);
+    }
+  };
 
   async function inTransaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw unreachable(err);
+    }
     const tx: Queryable = {
       query: (sql, params) => run(client, sql, params),
       async exec(script) {
@@ -80,7 +112,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     transaction: (work) => admission.run(() => inTransaction(work)),
     poolStats: () => admission.stats(),
     async ping() {
-      await pool.query('SELECT 1');
+      await run(pool, 'SELECT 1');
     },
     async close() {
       await pool.end();

@@ -13,10 +13,15 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
   let server: Awaited<ReturnType<typeof startOwnPostgres>>;
   let db: Database;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const outages: boolean[] = [];
 
   beforeAll(async () => {
     server = await startOwnPostgres();
-    db = await openPostgres({ connectionString: server.url, statementTimeoutMs: 5000 });
+    db = await openPostgres({
+      connectionString: server.url,
+      statementTimeoutMs: 5000,
+      onAvailability: (available) => outages.push(available),
+    });
     await migrate(db);
   });
   afterAll(async () => {
@@ -24,11 +29,15 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
     server?.destroy();
   });
 
-  it('answers 500 and not-ready while PostgreSQL is down, and recovers by itself', async () => {
+  it('answers 500 and not-ready while PostgreSQL is down, logs the outage once, and recovers by itself', async () => {
+    const logged: string[] = [];
     const { teamId, key } = await teamWithKey(db, clock);
     const room = make.room(teamId);
     await load(db, clock, { dealRooms: [room] });
-    const { app, get } = await testApp(db, clock);
+    const { app, get } = await testApp(db, clock, {
+      level: 'info',
+      stream: { write: (line: string) => logged.push(line) },
+    });
     try {
       expect((await get(`/v1/deal-rooms/${room.id}`, key)).status).toBe(200);
 
@@ -36,6 +45,15 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
       const down = await get(`/v1/deal-rooms/${room.id}`, key);
       expect(down.status).toBe(500);
       expect(down.body).toEqual({ error: 'An unexpected error occurred', code: 'internal_error' });
+      // Many requests during the outage: one outage reported, no error line per request.
+      const before = logged.length;
+      for (let i = 0; i < 20; i++) expect((await get(`/v1/deal-rooms/${room.id}`, key)).status).toBe(500);
+      const lines = logged.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+      expect(lines.filter((line) => line.msg === 'request completed')).toHaveLength(0); // at debug
+      expect(outages).toEqual([false]);
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(metrics).toMatch(/^dealroom_request_failures_total\{reason="database_unavailable"\} 2[1-9]$/m);
       const notReady = await get('/readyz');
       expect(notReady.status).toBe(503);
       expect(notReady.body.checks.database).toBe('unavailable');
@@ -43,6 +61,7 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
 
       server.start();
       expect((await get('/readyz')).status).toBe(200);
+      expect(outages).toEqual([false, true]);
       const back = await get(`/v1/deal-rooms/${room.id}`, key);
       expect(back.status).toBe(200);
       expect(back.body.data.id).toBe(room.id);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DatabaseBusyError } from '../db/database.ts';
+import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
+import type { Metrics } from './metrics.ts';
 import { queryErrorMessage } from './query.ts';
 
 /** The closed set of error codes and the one status each maps to. */
@@ -49,15 +50,38 @@ export const apiErrors = {
 /** What a 503 tells a client to wait: the database queue clears in well under that. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
+/** Requests whose completion is logged at debug: routine refusals, and failures of an outage. */
+export const quietRequests = new WeakSet<FastifyRequest>();
+
+/** One line per request: info, or debug for 401s, 429s, 503s and requests failed by an outage. */
+export function logCompletion(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.statusCode;
+    const quiet = status === 401 || status === 429 || status === 503 || quietRequests.has(request);
+    request.log[quiet ? 'debug' : 'info'](
+      { method: request.method, url: request.url, statusCode: status, responseTime: reply.elapsedTime },
+      'request completed',
+    );
+  });
+}
+
 /**
  * Renders every error as `{ error, code }`. Anything that is not an ApiError or a
  * validation failure is logged with the request id and answered with the generic 500.
  */
-export function installErrorHandlers(app: FastifyInstance): void {
+export function installErrorHandlers(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(err, request.query);
-    if (apiError.code === 'internal_error') {
+    if (err instanceof DatabaseUnavailableError) {
+      // The outage itself is logged once, where it starts and ends (serve.ts).
+      quietRequests.add(request);
+      metrics.failures.inc({ reason: 'database_unavailable' });
+      request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
+    } else if (apiError.code === 'internal_error') {
+      metrics.failures.inc({ reason: 'error' });
       request.log.error({ err }, 'request failed');
+    } else if (apiError.code === 'unauthorized') {
+      metrics.unauthorized.inc();
     }
     return reply
       .code(apiError.statusCode)

@@ -14,6 +14,17 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    failures: new Counter({
+      name: 'dealroom_request_failures_total',
+      help: 'Requests answered 500, by reason: database_unavailable (an outage, logged once) or error (logged each time)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    unauthorized: new Counter({
+      name: 'dealroom_unauthorized_total',
+      help: 'Requests refused with 401 (no key, or a key that is not valid)',
+      registers: [registry],
+    }),
     rateLimited: new Counter({
       name: 'dealroom_rate_limited_total',
       help: 'Requests refused with 429',

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/database.ts';
+import { generateApiKey } from '../keys/format.ts';
 import { ManualClock } from '../shared/clock.ts';
 import { testApp } from '../testing/app.ts';
 import { teamWithKey } from '../testing/fixtures.ts';
@@ -120,6 +121,45 @@ describe('odd HTTP gets the usual error shape', () => {
       const res = await api.app.inject({ url, headers: url.includes('page') ? { 'x-api-key': key } : {} });
       expect(res.statusCode).toBeGreaterThanOrEqual(400);
       expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+});
+
+describe('refused requests stay quiet', () => {
+  it('logs 401s at debug only and counts them; a repeated bad key costs no lookup', async () => {
+    const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+    const store = await openTestStore('embedded');
+    const logged: string[] = [];
+    let lookups = 0;
+    const counting: Database = {
+      ...store,
+      query: (sql, params) => {
+        if (sql.includes('FROM api_keys')) lookups++;
+        return store.query(sql, params);
+      },
+    };
+    const { app } = await testApp(counting, clock, {
+      level: 'info',
+      stream: { write: (l: string) => logged.push(l) },
+    });
+    try {
+      const fake = (await teamWithKey(store, clock)).key.replace(/^dr_live_./, 'dr_live_Z');
+      const wellFormedUnknown = generateApiKey();
+      for (let i = 0; i < 5; i++) {
+        expect((await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': fake } })).statusCode).toBe(
+          401,
+        );
+        expect(
+          (await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': wellFormedUnknown } }))
+            .statusCode,
+        ).toBe(401);
+      }
+      expect(logged).toEqual([]);
+      expect(lookups).toBe(1); // the unknown well-formed key, once; the mistyped one needs none
+      expect((await app.inject({ url: '/metrics' })).body).toMatch(/^dealroom_unauthorized_total 10$/m);
+    } finally {
+      await app.close();
+      await store.close();
     }
   });
 });

@@ -12,9 +12,9 @@ export const TEST_APP_URL = 'https://rooms.example.test';
  * process, with logging off. Requests go through `app.inject`, and every response `get`
  * receives is checked against the OpenAPI document.
  */
-export async function testApp(db: Database, clock: Clock) {
+export async function testApp(db: Database, clock: Clock, logger: object = { level: 'silent' }) {
   const rateLimiter = new MemoryRateLimiter(DEFAULT_LIMITS);
-  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger: { level: 'silent' }, rateLimiter });
+  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger, rateLimiter });
   await app.ready();
   const matchesDocument = openApiContract(app);
   const get = async (url: string, key?: string, headers: Record<string, string> = {}) => {
