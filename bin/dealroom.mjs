@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// The `dealroom` command. The service is TypeScript run through tsx's loader, so a fresh
-// clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The `dealroom` command: the service compiled to dist/ (npm install builds it through
+// `prepare`; `npm run build` after a change), run by plain node. Nothing is compiled at run
+// time, so nothing is read from a shared cache folder.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('dealroom: the service is not built yet; run `npm run build` (npm install does it)');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

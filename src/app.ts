@@ -67,7 +67,11 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     ...logging,
     genReqId: requestIdFor,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
-    return503OnClosing: true,
+    // While closing, requests that arrive on open connections are still answered (the
+    // store stays open until the server has closed); /readyz already says 503 by then.
+    return503OnClosing: false,
+    // serve.ts drains before it closes; connections still open then are idle ones.
+    forceCloseConnections: 'idle',
     // One line per request, at a level that depends on how it ended (logCompletion).
     disableRequestLogging: true,
     // Any room id, however long (Node caps the whole head at 16 KiB) or however encoded,

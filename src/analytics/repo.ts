@@ -77,14 +77,14 @@ export async function periodFigures(
                  FROM (SELECT document_id, sum(views) AS count, sum(duration_seconds) AS duration
                          FROM room_daily_views WHERE deal_room_id = ${TEAM_ROOM} AND day >= $3::date
                         GROUP BY document_id) t
-                 JOIN documents d ON d.id = t.document_id`,
+                 JOIN documents d ON d.id = t.document_id AND d.deal_room_id = ${TEAM_ROOM}`,
             )} AS top_documents,
             ${ranked(
               `SELECT t.link_id AS id, l.name, t.count, 0 AS duration
                  FROM (SELECT link_id, sum(visits) AS count
                          FROM room_daily_visits WHERE deal_room_id = ${TEAM_ROOM} AND day >= $3::date
                         GROUP BY link_id) t
-                 JOIN links l ON l.id = t.link_id`,
+                 JOIN links l ON l.id = t.link_id AND l.deal_room_id = ${TEAM_ROOM}`,
             )} AS top_links`,
     [roomId, teamId, isoDay(firstDay), limit],
   );

@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../db/open.ts';
@@ -7,8 +7,9 @@ import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { load, make } from '../testing/fixtures.ts';
-import { dealroom, startServer } from '../testing/process.ts';
+import { BIN, dealroom, startServer } from '../testing/process.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { tempDir } from '../testing/temp.ts';
 
 // Every step here starts a real process (and, on the embedded store, boots PGlite in it),
 // which takes seconds on a loaded two-core machine.
@@ -30,7 +31,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     expect((await dealroom(['migrate'], env)).stdout).toContain('applied 001_initial');
     expect((await dealroom(['migrate'], env)).stdout).toContain('up to date');
 
-    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'data.json');
+    const file = join(tempDir('file'), 'data.json');
     writeFileSync(
       file,
       JSON.stringify({
@@ -105,7 +106,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
   });
 
   it('fails an import with the record and field named, exit 1, and nothing imported', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-file-')), 'bad.ndjson');
+    const file = join(tempDir('file'), 'bad.ndjson');
     const t = make.team();
     writeFileSync(
       file,
@@ -120,20 +121,35 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     expect(keys.stderr).toContain('Team not found');
   });
 
-  it('finishes requests in flight on SIGTERM and exits 0', async () => {
+  it('on SIGTERM turns /readyz to 503 at once, answers every request already received, exits 0', async () => {
     const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
     const key = created.stdout.trim();
-    const server = await startServer([], env);
+    const server = await startServer([], { ...env, LOG_LEVEL: 'debug' });
+    // A keep-alive connection opened before the signal, to ask /readyz on after it.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const readyz = () =>
+      new Promise<number | string>((resolve) => {
+        httpGet(`${server.base}/readyz`, { agent }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', (err) => resolve(err.message));
+      });
+    expect(await readyz()).toBe(200);
     const inFlight = Array.from({ length: 5 }, () =>
       fetch(`${server.base}/v1/deal-rooms/${room.id}/analytics?period=all`, {
         headers: { 'x-api-key': key },
       }),
     );
     // Signal once the server has read every request, so all five are in its hands.
-    while ((server.output().match(/"url":"\/v1\/deal-rooms\/[^"]+\/analytics/g) ?? []).length < 5) {
+    const received = /"url":"\/v1\/deal-rooms\/[^"]+\/analytics[^"]*","msg":"request received"/g;
+    while ((server.output().match(received) ?? []).length < 5) {
       await new Promise((r) => setTimeout(r, 1));
     }
-    const code = await server.stop('SIGTERM');
+    const stopped = server.stop('SIGTERM');
+    while (!server.output().includes('shutting down')) await new Promise((r) => setTimeout(r, 1));
+    expect(await readyz()).toBe(503);
+    agent.destroy();
+    const code = await stopped;
     const statuses = await Promise.all(
       inFlight.map((p) =>
         p.then(
@@ -169,5 +185,20 @@ describe('dealroom configuration', () => {
     const result = await dealroom(['frobnicate'], {});
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown command: frobnicate');
+  });
+});
+
+describe('the dealroom binary', () => {
+  it('runs compiled JavaScript with plain node: nothing is compiled into, or loaded from, a temp folder', async () => {
+    const tmp = tempDir('tmp');
+    try {
+      const result = await dealroom(['--help'], { TMPDIR: tmp });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('usage: dealroom');
+      expect(readdirSync(tmp)).toEqual([]);
+      expect(readFileSync(BIN, 'utf8')).not.toMatch(/tsx/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import { buildApp } from '../app.ts';
 import { type Config, parsePort } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
+import type { HealthCheck } from '../health/routes.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { createRateLimiter } from '../rate-limit/create.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -16,6 +17,8 @@ import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long no request may arrive before a draining server closes. */
+const DRAIN_QUIET_MS = 300;
 
 /**
  * Runs the read API until SIGTERM or SIGINT, then stops taking connections, lets requests
@@ -52,6 +55,15 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       config.redisKeyPrefix,
     );
     stopLimiter = () => limiter.close();
+    let closing = false;
+    // From the signal on, /readyz answers 503 so a load balancer stops sending requests,
+    // while every request already received is still answered.
+    const draining: HealthCheck = {
+      name: 'shutdown',
+      async check() {
+        if (closing) throw new Error('shutting down');
+      },
+    };
     const app = await buildApp({
       db,
       clock,
@@ -59,14 +71,22 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       logger,
       rateLimiter: limiter,
       metrics,
-      healthChecks,
+      healthChecks: [...healthChecks, draining],
     });
-    let closing = false;
     // Responses finished during shutdown close their connection, so keep-alive clients
     // do not hold the server open once their last request is answered.
     app.addHook('onSend', async (_request, reply, payload) => {
       if (closing) reply.header('Connection', 'close');
       return payload;
+    });
+    const activity = { inFlight: 0, lastAt: Date.now() };
+    app.addHook('onRequest', async () => {
+      activity.inFlight++;
+      activity.lastAt = Date.now();
+    });
+    app.addHook('onResponse', async () => {
+      activity.inFlight--;
+      activity.lastAt = Date.now();
     });
     const base = await app.listen({ port, host });
     try {
@@ -91,6 +111,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
 
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
+        closing = true;
         logger.info({ signal }, 'shutting down: finishing requests in flight');
         resolve();
       };
@@ -99,6 +120,16 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     });
     closing = true;
     control?.close();
+    // Drain before closing: close() also drops idle keep-alive connections, and one whose
+    // request is read but not yet parsed (a busy event loop) looks idle. So the server
+    // keeps listening until nothing is in flight and no request has come for a moment.
+    const drainedBy = Date.now() + SHUTDOWN_GRACE_MS;
+    while (
+      Date.now() < drainedBy &&
+      (activity.inFlight > 0 || Date.now() - activity.lastAt < DRAIN_QUIET_MS)
+    ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     // A connection that opened but never sent a request would hold close() open until
     // the headers timeout; after the grace period every connection left is cut.
     const cut = setTimeout(() => {

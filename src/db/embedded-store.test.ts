@@ -1,27 +1,17 @@
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, dealroom, startServer } from '../testing/process.ts';
+import { tempDir } from '../testing/temp.ts';
 
 /**
  * The embedded store's folder as another local user would probe it: modes, the lock, the
  * control socket, and a damaged store. Real `dealroom` processes throughout.
  */
 describe('embedded store privacy and integrity', () => {
-  const root = mkdtempSync(join(tmpdir(), 'dealroom-store-'));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const root = tempDir('store');
   const envFor = (dataDir: string) => ({ DATA_DIR: dataDir, DATABASE_URL: '' });
 
   /** Runs `dealroom ARGS` under a given umask. */

@@ -55,6 +55,9 @@ export const quietRequests = new WeakSet<FastifyRequest>();
 
 /** One line per request: info, or debug for 401s, 429s, 503s and requests failed by an outage. */
 export function logCompletion(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    request.log.debug({ method: request.method, url: request.url }, 'request received');
+  });
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
     const quiet = status === 401 || status === 429 || status === 503 || quietRequests.has(request);

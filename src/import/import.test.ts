@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
+import { tempDir } from '../testing/temp.ts';
 import { datasetRecords } from './dataset.ts';
 import { ImportError } from './records.ts';
 import { importRecords } from './service.ts';
 import { readImportFile } from './sources.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'dealroom-import-'));
+const dir = tempDir('import');
 function file(name: string, text: string): string {
   const path = join(dir, `${randomUUID()}-${name}`);
   writeFileSync(path, text);

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { make } from '../testing/fixtures.ts';
 import { dealroom, type Server, startServer } from '../testing/process.ts';
 import { freshStoreEnv, postgresUrl, redisUrl } from '../testing/stores.ts';
+import { tempDir } from '../testing/temp.ts';
 
 describe.runIf(postgresUrl() && redisUrl())('rate limits across processes', () => {
   let env: Record<string, string>;
@@ -21,7 +21,7 @@ describe.runIf(postgresUrl() && redisUrl())('rate limits across processes', () =
       RATE_LIMIT_PER_TEAM: '45',
       LOG_LEVEL: 'warn',
     });
-    const file = join(mkdtempSync(join(tmpdir(), 'dealroom-rl-')), 'team.json');
+    const file = join(tempDir('rl'), 'team.json');
     writeFileSync(file, JSON.stringify({ teams: [team] }));
     expect((await dealroom(['import', file], env)).code).toBe(0);
     servers.push(await startServer([], env), await startServer([], env));

@@ -1,13 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
+import { tempDir } from './temp.ts';
 
 export type StoreKind = 'embedded' | 'postgres';
 
@@ -51,7 +49,7 @@ export async function openTestStore(kind: StoreKind): Promise<Database> {
 export async function freshStoreEnv(
   kind: StoreKind,
 ): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'dealroom-cli-'));
+  const dataDir = tempDir('cli');
   if (kind === 'embedded') return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => {} };
   const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const admin = new pg.Client({ connectionString: postgresUrl() });
