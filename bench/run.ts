@@ -10,7 +10,7 @@
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); a database
  * of its own is created and dropped. Loopback only; every run is bounded in time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -175,6 +175,73 @@ async function benchStore(
   );
 }
 
+/** The targets of the real-volume work, each met or missed by how much. */
+function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
+  const lines = ['## Targets', '', '| store | target | measured | met |', '|---|---|---|---|'];
+  const row = (store: string, target: string, measured: string, met: boolean) =>
+    lines.push(`| ${store} | ${target} | ${measured} | ${met ? 'yes' : '**no**'} |`);
+  for (const r of reports) {
+    const pg = r.store === 'postgres';
+    const store = pg ? 'PostgreSQL' : 'embedded';
+    const minRatio = pg ? 0.25 : 0.05;
+    const worst = [...r.rows].sort((a, b) => a.rps / a.bare.rps - b.rps / b.bare.rps)[0];
+    if (worst) {
+      row(
+        store,
+        `every endpoint >= ${minRatio} × bare`,
+        `lowest ${(worst.rps / worst.bare.rps).toFixed(2)} (${worst.name})`,
+        worst.rps / worst.bare.rps >= minRatio,
+      );
+    }
+    const slowest = [...r.rows].sort((a, b) => b.p99 - a.p99)[0];
+    if (pg && slowest)
+      row(store, 'p99 under 50 ms', `highest ${slowest.p99} ms (${slowest.name})`, slowest.p99 < 50);
+    const failed = r.rows.reduce((n, x) => n + x.non2xx + x.errors, 0);
+    row(store, 'no non-2xx, no errors', String(failed), failed === 0);
+    for (const period of ['7d', '30d', '90d', 'all']) {
+      const busy = r.rows.find((x) => x.name.startsWith(`analytics ${period} (busy`));
+      const small = r.rows.find((x) => x.name.startsWith(`analytics ${period} (10,000`));
+      if (busy && small) {
+        const slower = small.rps / busy.rps;
+        row(
+          store,
+          `analytics ${period}: busy room within 2× of the 10,000-view room`,
+          `${slower.toFixed(2)}× slower`,
+          slower <= 2,
+        );
+      }
+    }
+    const viewsPerSecond = shape.views / r.importSeconds;
+    const importTarget = pg ? 100_000 : 20_000;
+    row(
+      store,
+      `import >= ${importTarget.toLocaleString('en-US')} views/s`,
+      `${Math.round(viewsPerSecond).toLocaleString('en-US')} views/s`,
+      viewsPerSecond >= importTarget,
+    );
+    if (pg) {
+      row(store, 'importer RSS under 300 MB', `${r.importPeakMiB} MiB`, r.importPeakMiB * 1.048576 < 300);
+      row(
+        store,
+        'server RSS under 250 MB under load',
+        `${r.loadRssMiB.toFixed(0)} MiB`,
+        r.loadRssMiB * 1.048576 < 250,
+      );
+    } else {
+      const stall = Math.max(...r.rows.map((x) => x.loopMaxMs));
+      row(store, 'no event-loop stall over 50 ms', `longest ${stall.toFixed(0)} ms`, stall <= 50);
+      row(
+        store,
+        'server RSS at idle under 300 MB',
+        `${r.idleRssMiB.toFixed(0)} MiB`,
+        r.idleRssMiB * 1.048576 < 300,
+      );
+    }
+  }
+  lines.push('');
+  return lines;
+}
+
 function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds: number): string {
   const lines = [
     '# Benchmarks',
@@ -205,6 +272,9 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
     }
     lines.push('');
   }
+  lines.push(...targets(shape, reports));
+  const analysis = join(import.meta.dirname, 'analysis.md');
+  if (existsSync(analysis)) lines.push(readFileSync(analysis, 'utf8'));
   return lines.join('\n');
 }
 
@@ -218,6 +288,7 @@ try {
   const reports: StoreReport[] = [];
   for (const store of values.stores.split(',')) reports.push(await benchStore(store, file, shape, dir));
   writeFileSync(values.out, `${report(shape, reports, generatedSeconds)}\n`);
+  writeFileSync(values.out.replace(/\.md$/, '.json'), `${JSON.stringify({ shape, reports }, null, 2)}\n`);
   console.log(`wrote ${values.out}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
