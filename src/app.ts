@@ -1,5 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { Database } from './db/database.ts';
 import { dealRoomRoutes } from './deal-rooms/routes.ts';
@@ -73,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
     // serve.ts drains before it closes; connections still open then are idle ones.
     forceCloseConnections: 'idle',
     // One line per request, at a level that depends on how it ended (logCompletion).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Any room id, however long (Node caps the whole head at 16 KiB) or however encoded,
     // goes through authentication, the rate limit and the handler's 404 like other ids.
     routerOptions: { maxParamLength: 16_384 },

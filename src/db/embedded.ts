@@ -1,85 +1,196 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { Worker } from 'node:worker_threads';
 import type { Database, Queryable } from './database.ts';
+import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
 
-/** The file-system calls of Emscripten's NODEFS that set a file's mode. */
-interface NodeFsOps {
-  node_ops: {
-    mknod(parent: unknown, name: string, mode: number, dev: number): unknown;
-    setattr(node: unknown, attr: { mode?: number | null }): void;
-  };
+/** A statement ran past the embedded store's time limit; its worker was abandoned. */
+export class StatementTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`a statement ran longer than ${ms} ms and was cancelled`);
+    this.name = 'StatementTimeoutError';
+  }
 }
 
-const OWNER_ONLY = ~0o077;
+export interface EmbeddedOptions {
+  /** Like PostgreSQL's statement_timeout (which PGlite does not enforce); default 15 s. */
+  statementTimeoutMs?: number;
+}
 
-/**
- * PGlite's shared buffers live in the process's WebAssembly memory, which never shrinks:
- * 128 MB (the default) took a served store to ~310 MiB; 32 MB to ~170 MiB. Its files are
- * read through the OS page cache anyway.
- */
-const EMBEDDED_SETTINGS = 'shared_buffers = 32MB\nwal_buffers = 1MB\n';
+type Request = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-/**
- * PGlite's folder with every file it creates or chmods kept to its owner (PGlite itself asks
- * for 0666, and chmods after creating, so the process umask alone does not hold).
- */
-class PrivateNodeFS extends NodeFS {
-  override async init(pg: PGlite, options: Parameters<NodeFS['init']>[1]) {
-    const result = await super.init(pg, options);
-    const preRun = result.emscriptenOpts.preRun ?? [];
-    result.emscriptenOpts.preRun = [
-      (module: { NODEFS: NodeFsOps }) => {
-        const ops = module.NODEFS.node_ops;
-        const { mknod, setattr } = ops;
-        ops.mknod = (parent, name, mode, dev) => mknod(parent, name, mode & OWNER_ONLY, dev);
-        ops.setattr = (node, attr) =>
-          setattr(node, attr.mode == null ? attr : { ...attr, mode: attr.mode & OWNER_ONLY });
-      },
-      ...preRun,
-    ];
-    return result;
-  }
+interface Waiting {
+  resolve(rows: unknown[]): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
 }
 
 /**
  * The embedded store: PGlite (PostgreSQL in WebAssembly) kept in a folder, or in memory
- * when `dataDir` is undefined. One process at a time may open a folder; see lock.ts.
+ * when `dataDir` is undefined, run in a worker thread (pglite-worker.ts) so that a long
+ * statement never stops the event loop. Statements run one at a time, in order; a
+ * transaction holds the store until it ends. A statement past the time limit fails, and the
+ * worker is abandoned and a fresh one opens the store again, as after a crash (an in-memory
+ * store starts empty then). One process at a time may open a folder; see lock.ts.
  */
-export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+export async function openEmbedded(
+  dataDir: string | undefined,
+  options: EmbeddedOptions = {},
+): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = dataDir
-    ? new PGlite({ fs: new PrivateNodeFS(dataDir), postgresqlconf: EMBEDDED_SETTINGS })
-    : new PGlite();
-  await db.waitReady;
+  const timeoutMs = options.statementTimeoutMs ?? 15_000;
+  const pending = new Map<number, Waiting>();
+  let nextId = 1;
+  /** Bumped at each restart: a transaction begun on an abandoned worker cannot go on. */
+  let generation = 0;
+  let closed = false;
 
-  const asQueryable = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+  const failAll = (err: Error) => {
+    for (const [id, waiting] of pending) {
+      clearTimeout(waiting.timer);
+      waiting.reject(err);
+      pending.delete(id);
+    }
+  };
+
+  const start = async (): Promise<Worker> => {
+    const worker = spawnWorker(dataDir);
+    let onError: (err: Error) => void = () => undefined;
+    let onExit: (code: number) => void = () => undefined;
+    let onMessage: (reply: WorkerReply) => void = () => undefined;
+    await new Promise<void>((resolve, reject) => {
+      onError = reject;
+      onExit = (code) => reject(new Error(`the embedded store's worker exited (${code})`));
+      onMessage = (reply) => {
+        if ('ready' in reply) resolve();
+        else if ('failed' in reply) reject(new Error(reply.failed));
+      };
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.on('message', onMessage);
+    }).catch(async (err) => {
+      await worker.terminate();
+      throw err;
+    });
+    // Only these: a Worker keeps listeners of its own that start message delivery.
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+    worker.off('message', onMessage);
+    worker.on('message', (reply: WorkerReply) => {
+      if (!('id' in reply)) return;
+      const waiting = pending.get(reply.id);
+      if (!waiting) return;
+      pending.delete(reply.id);
+      clearTimeout(waiting.timer);
+      if ('error' in reply) waiting.reject(Object.assign(new Error(reply.error.message), reply.error));
+      else waiting.resolve(reply.rows);
+    });
+    worker.on('error', (err) => failAll(err));
+    worker.on('exit', () => {
+      if (!closed) failAll(new Error("the embedded store's worker stopped"));
+    });
+    return worker;
+  };
+
+  let worker = start();
+  await worker;
+
+  const restart = () => {
+    generation++;
+    const old = worker;
+    worker = old.then(async (w) => {
+      await w.terminate();
+      return start();
+    });
+    worker.catch(() => undefined);
+  };
+
+  const send = async (request: Request, forGeneration = generation): Promise<unknown[]> => {
+    if (forGeneration !== generation) {
+      throw new Error('the transaction was abandoned with its worker after a statement timed out');
+    }
+    const w = await worker;
+    const id = nextId++;
+    return new Promise<unknown[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new StatementTimeoutError(timeoutMs));
+        failAll(new StatementTimeoutError(timeoutMs));
+        restart();
+      }, timeoutMs);
+      pending.set(id, { resolve, reject, timer });
+      w.postMessage({ ...request, id });
+    });
+  };
+
+  // One statement or one transaction at a time, in arrival order.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+
+  const queryable = (forGeneration?: number): Queryable => ({
     async query<Row>(sql: string, params?: readonly unknown[]) {
-      const result = await target.query<Row>(sql, params as unknown[] | undefined);
-      return result.rows;
+      return (await send({ op: 'query', sql, params: [...(params ?? [])] }, forGeneration)) as Row[];
     },
     async exec(script: string) {
-      await target.exec(script);
+      await send({ op: 'exec', sql: script }, forGeneration);
     },
     async copyFrom(table: string, columns: readonly string[], text: string) {
-      // PGlite reads COPY input from a Blob handed to the query as /dev/blob.
-      await target.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], {
-        blob: new Blob([text]),
-      });
+      await send(
+        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, text },
+        forGeneration,
+      );
     },
   });
+  const direct = queryable();
 
   return {
     kind: 'embedded',
-    ...asQueryable(db),
-    transaction: (work) => db.transaction((tx) => work(asQueryable(tx))),
-    // PGlite queues queries itself, one at a time; there is no pool to wait for.
+    query: (sql, params) => exclusive(() => direct.query(sql, params)),
+    exec: (script) => exclusive(() => direct.exec(script)),
+    copyFrom: (table, columns, text) => exclusive(() => direct.copyFrom(table, columns, text)),
+    transaction: (work) =>
+      exclusive(async () => {
+        const at = generation;
+        const tx = queryable(at);
+        await tx.exec('BEGIN');
+        try {
+          const result = await work(tx);
+          await tx.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (at === generation) await tx.exec('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    // Statements queue here one at a time; there is no pool to wait for.
     poolStats: () => ({ waits: 0, sheds: 0, waiting: 0 }),
     async ping() {
-      await db.query('SELECT 1');
+      await exclusive(() => direct.query('SELECT 1'));
     },
     async close() {
-      await db.close();
+      await exclusive(async () => {
+        const w = await worker;
+        await send({ op: 'close' }).catch(() => undefined);
+        closed = true;
+        await w.terminate();
+      });
     },
   };
+}
+
+/**
+ * The worker runs compiled JavaScript; from the TypeScript source (the test runner) it is
+ * loaded through tsx, a development dependency, registered in the worker first.
+ */
+function spawnWorker(dataDir: string | undefined): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
+  }
+  const file = new URL('./pglite-worker.ts', import.meta.url).href;
+  // Resolved from the working folder: the test runner runs from the project's root.
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(file)}); })`;
+  return new Worker(boot, { eval: true, workerData: { dataDir } });
 }

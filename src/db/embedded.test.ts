@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { systemClock } from '../shared/clock.ts';
+import { tempDir } from '../testing/temp.ts';
+import { openEmbedded, StatementTimeoutError } from './embedded.ts';
+
+/** A statement that keeps PGlite busy for seconds. */
+const SLOW = 'SELECT count(*) FROM generate_series(1, 15000000)';
+
+describe('the embedded store runs in a worker thread', () => {
+  it('keeps the event loop free: /healthz answers while a long statement runs', async () => {
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
+    const app = await buildApp({ db, clock: systemClock, appUrl: 'https://x.test', logger: false });
+    try {
+      const order: string[] = [];
+      const slow = db.query(SLOW).then(() => order.push('slow statement'));
+      await new Promise((r) => setTimeout(r, 50)); // the statement is under way in the worker
+      const health = await app.inject({ url: '/healthz' });
+      order.push('healthz');
+      expect(health.statusCode).toBe(200);
+      await slow;
+      expect(order).toEqual(['healthz', 'slow statement']);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+
+  it('cancels a statement past its time limit, and the store works again after', async () => {
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 300 });
+    try {
+      await expect(db.query(SLOW)).rejects.toBeInstanceOf(StatementTimeoutError);
+      await expect(db.query<{ x: number }>('SELECT 1 AS x')).resolves.toEqual([{ x: 1 }]);
+      // A transaction caught by the timeout fails as a whole, and nothing of it remains.
+      await db.exec('CREATE TABLE t (a int)');
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO t VALUES (1)');
+          await tx.query(SLOW);
+        }),
+      ).rejects.toBeInstanceOf(StatementTimeoutError);
+      // In memory, a new worker starts from an empty store (a folder would be recovered).
+      await expect(db.query("SELECT to_regclass('t') IS NULL AS gone")).resolves.toEqual([{ gone: true }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('reopens a folder store after a cancelled statement with everything committed before it', async () => {
+    const db = await openEmbedded(join(tempDir('worker'), 'pgdata'), { statementTimeoutMs: 300 });
+    try {
+      await db.exec('CREATE TABLE kept (a int)');
+      await db.query('INSERT INTO kept VALUES (1), (2)');
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO kept VALUES (3)');
+          await tx.query(SLOW);
+        }),
+      ).rejects.toBeInstanceOf(StatementTimeoutError);
+      await expect(db.query('SELECT a FROM kept ORDER BY a')).resolves.toEqual([{ a: 1 }, { a: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
