@@ -1,32 +1,18 @@
 /** Pieces of the benchmark: child processes, memory sampling, load runs. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-
-export const BIN = fileURLToPath(new URL('../bin/dealroom.mjs', import.meta.url));
+import { dealroom as run } from '../src/testing/process.ts';
 
 /** Runs `dealroom ARGS` to completion; throws with its output when it fails. */
-export function dealroom(
+export async function dealroom(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('close', (code) =>
-      code === 0
-        ? resolve({ stdout, stderr })
-        : reject(new Error(`dealroom ${args.join(' ')} exited ${code}:\n${stderr}`)),
-    );
-  });
+  const result = await run(args, env as Record<string, string>);
+  if (result.code !== 0)
+    throw new Error(`dealroom ${args.join(' ')} exited ${result.code}:\n${result.stderr}`);
+  return result;
 }
 
 export interface Listening {

@@ -55,3 +55,15 @@ export async function findDealRoom(
   );
   return rows[0];
 }
+
+/**
+ * A page of something in a room, read in one query with the room's kept total: `page` is a
+ * SELECT over `r.id` (the room) with `LIMIT $3 OFFSET $4`; $1 is the room, $2 the team.
+ * No row when the room is not the team's; one row with a null id for an empty page.
+ */
+export function roomPageSql(totalColumn: string, page: string): string {
+  return `SELECT r.${totalColumn} AS total, p.*
+            FROM deal_rooms r
+            LEFT JOIN LATERAL (${page}) p ON true
+           WHERE r.id = $1 AND r.team_id = $2`;
+}

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { roomPageSql } from '../deal-rooms/repo.ts';
 import type { PageRow } from '../http/envelope.ts';
 
 export interface DocumentRow {
@@ -21,17 +22,15 @@ export async function listPublishedDocuments(
   page: { limit: number; offset: string },
 ): Promise<(DocumentRow & PageRow)[]> {
   return db.query<DocumentRow & PageRow>(
-    `SELECT r.document_count AS total, p.*
-       FROM deal_rooms r
-       LEFT JOIN LATERAL (
-         SELECT d.id, d.name, d.display_name, d.source_type, d.page_count, d.status, d.position,
-                d.created_at, d.updated_at
-           FROM documents d
-          WHERE d.deal_room_id = r.id AND d.status = 'published'
-          ORDER BY d.position, d.id
-          LIMIT $3 OFFSET $4::bigint
-       ) p ON true
-      WHERE r.id = $1 AND r.team_id = $2`,
+    roomPageSql(
+      'document_count',
+      `SELECT d.id, d.name, d.display_name, d.source_type, d.page_count, d.status, d.position,
+              d.created_at, d.updated_at
+         FROM documents d
+        WHERE d.deal_room_id = r.id AND d.status = 'published'
+        ORDER BY d.position, d.id
+        LIMIT $3 OFFSET $4::bigint`,
+    ),
     [roomId, teamId, page.limit, page.offset],
   );
 }

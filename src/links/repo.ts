@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { roomPageSql } from '../deal-rooms/repo.ts';
 import type { PageRow } from '../http/envelope.ts';
 
 export interface LinkRow {
@@ -22,17 +23,15 @@ export async function listLinks(
 ): Promise<(LinkRow & PageRow)[]> {
   // The password hash is reduced to a boolean here and goes no further.
   return db.query<LinkRow & PageRow>(
-    `SELECT r.link_count AS total, p.*
-       FROM deal_rooms r
-       LEFT JOIN LATERAL (
-         SELECT l.id, l.name, l.short_id, l.enabled, l.requires_email,
-                l.password_hash IS NOT NULL AS has_password, l.expires_at, l.created_at, l.total_clicks
-           FROM links l
-          WHERE l.deal_room_id = r.id
-          ORDER BY l.created_at DESC, l.id
-          LIMIT $3 OFFSET $4::bigint
-       ) p ON true
-      WHERE r.id = $1 AND r.team_id = $2`,
+    roomPageSql(
+      'link_count',
+      `SELECT l.id, l.name, l.short_id, l.enabled, l.requires_email,
+              l.password_hash IS NOT NULL AS has_password, l.expires_at, l.created_at, l.total_clicks
+         FROM links l
+        WHERE l.deal_room_id = r.id
+        ORDER BY l.created_at DESC, l.id
+        LIMIT $3 OFFSET $4::bigint`,
+    ),
     [roomId, teamId, page.limit, page.offset],
   );
 }

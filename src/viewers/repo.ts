@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { roomPageSql } from '../deal-rooms/repo.ts';
 import type { PageRow } from '../http/envelope.ts';
 
 export interface ViewerRow {
@@ -36,16 +37,14 @@ export async function listViewers(
 ): Promise<(ViewerRow & PageRow)[]> {
   if (BigInt(page.offset) <= shallowOffset) {
     return db.query<ViewerRow & PageRow>(
-      `SELECT r.unique_viewers AS total, p.*
-         FROM deal_rooms r
-         LEFT JOIN LATERAL (
-           SELECT ${VIEWER_COLUMNS}
-             FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
-            WHERE v.deal_room_id = r.id AND v.total_views > 0
-            ORDER BY v.last_viewed_at DESC, v.id
-            LIMIT $3 OFFSET $4::bigint
-         ) p ON true
-        WHERE r.id = $1 AND r.team_id = $2`,
+      roomPageSql(
+        'unique_viewers',
+        `SELECT ${VIEWER_COLUMNS}
+           FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
+          WHERE v.deal_room_id = r.id AND v.total_views > 0
+          ORDER BY v.last_viewed_at DESC, v.id
+          LIMIT $3 OFFSET $4::bigint`,
+      ),
       [roomId, teamId, page.limit, page.offset],
     );
   }
