@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
@@ -9,7 +9,7 @@ import { tempDir } from '../testing/temp.ts';
 import { datasetRecords } from './dataset.ts';
 import { ImportError } from './records.ts';
 import { importRecords } from './service.ts';
-import { readImportFile } from './sources.ts';
+import { MAX_LINE_BYTES, readImportFile } from './sources.ts';
 
 const dir = tempDir('import');
 function file(name: string, text: string): string {
@@ -302,5 +302,24 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
 
   it('refuses a file that is neither .json nor .ndjson', () => {
     expect(() => readImportFile('data.csv')).toThrow('must end in .json or .ndjson');
+  });
+
+  it('refuses an NDJSON line over the byte limit without holding it, and leaves the store as it was', async () => {
+    const before = await snapshot();
+    const team = JSON.stringify({ type: 'team', id: randomUUID(), name: 'ok' });
+    const huge = `{"type":"team","id":"${randomUUID()}","name":"${'x'.repeat(MAX_LINE_BYTES + 10)}"}`;
+    const path = file('huge.ndjson', `${team}\n${huge}\n${team}\n`);
+    await expect(importRecords(s.db, s.clock, readImportFile(path))).rejects.toThrow(
+      `line 2: is longer than ${MAX_LINE_BYTES} bytes`,
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('turns a read error into an import error naming the line', async () => {
+    const folder = join(tempDir('folder'), 'looks-like.ndjson');
+    mkdirSync(folder);
+    await expect(importRecords(s.db, s.clock, readImportFile(folder))).rejects.toThrow(
+      'line 1: could not be read (EISDIR)',
+    );
   });
 });
