@@ -24,6 +24,7 @@ import {
 } from './http/errors.ts';
 import { createMetrics, type Metrics, metricsRoutes, trackPool } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { V1_PATHS } from './http/paths.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
 import { requestIdFor } from './http/request-id.ts';
 import type { TypedFastify } from './http/types.ts';
@@ -46,15 +47,6 @@ export interface AppDeps {
   metrics?: Metrics;
 }
 
-/** The six read operations, each at /v1 + path. Used for routing and for 405 answers. */
-const V1_PATHS = [
-  '/deal-rooms',
-  '/deal-rooms/:id',
-  '/deal-rooms/:id/documents',
-  '/deal-rooms/:id/links',
-  '/deal-rooms/:id/viewers',
-  '/deal-rooms/:id/analytics',
-];
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];

@@ -34,78 +34,56 @@ export interface DownloadFact extends EventFact {
   documentId: string;
 }
 
-/** Column lists of the event tables, in the order staging tables and literal rows use. */
+/**
+ * The event tables' columns, in the order staging tables and literal rows use: name, type,
+ * and the field of the fact that fills it.
+ */
 export const VIEW_COLUMNS = [
-  ['id', 'uuid'],
-  ['deal_room_id', 'uuid'],
-  ['document_id', 'uuid'],
-  ['link_id', 'uuid'],
-  ['viewer_id', 'uuid'],
-  ['viewer_name', 'text'],
-  ['started_at', 'timestamptz'],
-  ['duration_seconds', 'int4'],
-] as const;
+  ['id', 'uuid', 'id'],
+  ['deal_room_id', 'uuid', 'dealRoomId'],
+  ['document_id', 'uuid', 'documentId'],
+  ['link_id', 'uuid', 'linkId'],
+  ['viewer_id', 'uuid', 'viewerId'],
+  ['viewer_name', 'text', 'viewerName'],
+  ['started_at', 'timestamptz', 'startedAt'],
+  ['duration_seconds', 'int4', 'durationSeconds'],
+] as const satisfies Columns<ViewFact>;
 
 export const VISIT_COLUMNS = [
-  ['id', 'uuid'],
-  ['deal_room_id', 'uuid'],
-  ['link_id', 'uuid'],
-  ['viewer_id', 'uuid'],
-  ['at', 'timestamptz'],
-] as const;
+  ['id', 'uuid', 'id'],
+  ['deal_room_id', 'uuid', 'dealRoomId'],
+  ['link_id', 'uuid', 'linkId'],
+  ['viewer_id', 'uuid', 'viewerId'],
+  ['at', 'timestamptz', 'at'],
+] as const satisfies Columns<EventFact>;
 
 export const DOWNLOAD_COLUMNS = [
-  ['id', 'uuid'],
-  ['deal_room_id', 'uuid'],
-  ['document_id', 'uuid'],
-  ['link_id', 'uuid'],
-  ['viewer_id', 'uuid'],
-  ['at', 'timestamptz'],
-] as const;
+  ['id', 'uuid', 'id'],
+  ['deal_room_id', 'uuid', 'dealRoomId'],
+  ['document_id', 'uuid', 'documentId'],
+  ['link_id', 'uuid', 'linkId'],
+  ['viewer_id', 'uuid', 'viewerId'],
+  ['at', 'timestamptz', 'at'],
+] as const satisfies Columns<DownloadFact>;
 
-type Columns = readonly (readonly [name: string, type: string])[];
+type Columns<Fact = unknown> = readonly (readonly [name: string, type: string, field: keyof Fact])[];
 
 /** Rows read from a table (staging), all of its listed columns. */
-export function tableRows(table: string, columns: Columns): Rows {
+export function tableRows(table: string, columns: readonly (readonly [name: string, ...unknown[]])[]): Rows {
   return { sql: `SELECT ${columns.map(([name]) => name).join(', ')} FROM ${table}`, params: [] };
 }
 
-function literalRows(columns: Columns, values: unknown[][]): Rows {
+/** Facts as literal rows: one array parameter per column, zipped by unnest. */
+function literalRows<Fact>(columns: Columns<Fact>, facts: readonly Fact[]): Rows {
   const args = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
   const names = columns.map(([name]) => name).join(', ');
-  return { sql: `SELECT * FROM unnest(${args}) AS t(${names})`, params: values };
+  return {
+    sql: `SELECT * FROM unnest(${args}) AS t(${names})`,
+    params: columns.map(([, , field]) => facts.map((fact) => fact[field])),
+  };
 }
 
-export function viewRows(views: readonly ViewFact[]): Rows {
-  return literalRows(VIEW_COLUMNS, [
-    views.map((v) => v.id),
-    views.map((v) => v.dealRoomId),
-    views.map((v) => v.documentId),
-    views.map((v) => v.linkId),
-    views.map((v) => v.viewerId),
-    views.map((v) => v.viewerName),
-    views.map((v) => v.startedAt),
-    views.map((v) => v.durationSeconds),
-  ]);
-}
-
-export function visitRows(visits: readonly EventFact[]): Rows {
-  return literalRows(VISIT_COLUMNS, [
-    visits.map((v) => v.id),
-    visits.map((v) => v.dealRoomId),
-    visits.map((v) => v.linkId),
-    visits.map((v) => v.viewerId),
-    visits.map((v) => v.at),
-  ]);
-}
-
-export function downloadRows(downloads: readonly DownloadFact[]): Rows {
-  return literalRows(DOWNLOAD_COLUMNS, [
-    downloads.map((d) => d.id),
-    downloads.map((d) => d.dealRoomId),
-    downloads.map((d) => d.documentId),
-    downloads.map((d) => d.linkId),
-    downloads.map((d) => d.viewerId),
-    downloads.map((d) => d.at),
-  ]);
-}
+export const viewRows = (views: readonly ViewFact[]): Rows => literalRows(VIEW_COLUMNS, views);
+export const visitRows = (visits: readonly EventFact[]): Rows => literalRows(VISIT_COLUMNS, visits);
+export const downloadRows = (downloads: readonly DownloadFact[]): Rows =>
+  literalRows(DOWNLOAD_COLUMNS, downloads);

@@ -35,8 +35,8 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
 /** A failure as the operator should read it: what went wrong and, for imports, that nothing changed. */
 export function describeFailure(err: unknown): string {
   if (err instanceof ImportError) return `import failed at ${err.message}\nnothing was imported`;
-  if (err instanceof UsageError || err instanceof ApiError || err instanceof DataDirError) return err.message;
-  if (err instanceof StoreBusyError) return err.message;
+  const plain = [UsageError, ApiError, DataDirError, StoreBusyError];
+  if (plain.some((type) => err instanceof type)) return (err as Error).message;
   if (err instanceof DealRoomApiError) {
     const request = err.requestId ? `, request ${err.requestId}` : '';
     return `the API answered ${err.status || 'nothing'} ${err.code}: ${err.message}${request}`;

@@ -118,7 +118,6 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    closing = true;
     control?.close();
     // Drain before closing: close() also drops idle keep-alive connections, and one whose
     // request is read but not yet parsed (a busy event loop) looks idle. So the server

@@ -15,7 +15,6 @@ export interface PostgresOptions {
   maxWaitMs?: number;
   /** Upper bound for any statement, so a stuck database turns into an error, not a hang. */
   statementTimeoutMs?: number;
-  onError?: (err: Error) => void;
   /** Told once when the database stops answering, and once when it answers again. */
   onAvailability?: (available: boolean, err?: unknown) => void;
 }
@@ -39,7 +38,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   // An idle client that loses its connection emits here; without a listener the process
   // would crash. The pool drops the client and makes a new one on the next query.
   pool.on('error', (err) => {
-    options.onError?.(err);
     unreachable(err);
   });
 
@@ -82,14 +80,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     const tx: Queryable = {
       query: (sql, params) => run(client, sql, params),
       async exec(script) {
-        await client.query(script);
+        await run(client, script);
       },
       copyFrom: (table, columns, text) => copyInto(client, table, columns, text),
     };
     try {
-      await client.query('BEGIN');
+      await run(client, 'BEGIN');
       const result = await work(tx);
-      await client.query('COMMIT');
+      await run(client, 'COMMIT');
       client.release();
       return result;
     } catch (err) {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import type { Metrics } from './metrics.ts';
+import { isV1Path } from './paths.ts';
 import { queryErrorMessage } from './query.ts';
 
 /** The closed set of error codes and the one status each maps to. */
@@ -94,9 +95,8 @@ export function installErrorHandlers(app: FastifyInstance, metrics: Metrics): vo
 
   app.setNotFoundHandler((request, reply) => {
     // Any method the router has no route for (TRACE, PROPFIND, LOCK, …) on a known path.
-    const known = knownPath(request.url);
     const err =
-      known && !['GET', 'HEAD'].includes(request.method)
+      isV1Path(request.url) && !['GET', 'HEAD'].includes(request.method)
         ? apiErrors.methodNotAllowed()
         : apiErrors.routeNotFound();
     return reply.code(err.statusCode).headers(err.headers).send({ error: err.message, code: err.code });
@@ -107,13 +107,6 @@ export function installErrorHandlers(app: FastifyInstance, metrics: Metrics): vo
     if (reply.statusCode >= 400) reply.header('Cache-Control', 'no-store');
     return payload;
   });
-}
-
-/** The read API's paths: /v1/deal-rooms, /v1/deal-rooms/{id} and its four lists. */
-const KNOWN_PATH = /^\/v1\/deal-rooms(\/[^/]+(\/(documents|links|viewers|analytics))?)?\/?$/;
-
-function knownPath(url: string): boolean {
-  return KNOWN_PATH.test(url.split('?')[0] ?? '');
 }
 
 /**
