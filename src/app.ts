@@ -22,7 +22,7 @@ import {
   logCompletion,
   rawErrorResponse,
 } from './http/errors.ts';
-import { createMetrics, type Metrics, metricsRoutes, trackPool } from './http/metrics.ts';
+import { createMetrics, type Metrics, observeRequests, trackPool } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { V1_PATHS } from './http/paths.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   installErrorHandlers(app, metrics);
   logCompletion(app);
   healthRoutes(app, [databaseCheck(deps.db), ...(deps.healthChecks ?? [])]);
-  metricsRoutes(app, metrics);
+  observeRequests(app, metrics, 'read');
   trackPool(metrics, deps.db);
   await registerOpenApi(app);
   await registerDocs(app);

@@ -18,7 +18,18 @@ export interface Config {
   rateLimits: RateLimits;
   /** PostgreSQL connections per process, and the bounded wait for one (then a 503). */
   pool: { size: number; maxWaiting: number; maxWaitMs: number };
+  /** The internal management API: started only when an admin token is set. */
+  management: { adminToken: string | undefined; port: number; host: string };
+  webhooks: {
+    /** http:// and private, loopback or link-local addresses allowed (development and tests only). */
+    allowPrivateUrls: boolean;
+    /** The first retry's delay; each next one is 4 times longer. */
+    retryBaseMs: number;
+  };
 }
+
+/** An admin token shorter than this is refused: it guards every write. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -86,6 +97,25 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxWaitMs: positive('DB_POOL_WAIT_MS', 2000),
   };
 
+  const adminToken = read('ADMIN_TOKEN');
+  if (adminToken !== undefined && (adminToken.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(adminToken))) {
+    problems.push(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces`);
+  }
+  const management = {
+    adminToken,
+    port: parsePort(read('MANAGEMENT_PORT'), 8081, 'MANAGEMENT_PORT', problems),
+    host: read('MANAGEMENT_HOST') ?? '127.0.0.1',
+  };
+
+  const allowPrivate = (read('WEBHOOK_ALLOW_PRIVATE_URLS') ?? 'false').toLowerCase();
+  if (allowPrivate !== 'true' && allowPrivate !== 'false') {
+    problems.push('WEBHOOK_ALLOW_PRIVATE_URLS must be true or false');
+  }
+  const webhooks = {
+    allowPrivateUrls: allowPrivate === 'true',
+    retryBaseMs: positive('WEBHOOK_RETRY_BASE_MS', 30_000),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     databaseUrl,
@@ -98,6 +128,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     redisKeyPrefix,
     rateLimits,
     pool,
+    management,
+    webhooks,
   });
 }
 

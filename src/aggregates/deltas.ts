@@ -191,22 +191,33 @@ export async function applyDownloads(tx: Queryable, rows: Rows): Promise<void> {
   );
 }
 
-/** Changes to what a room holds: published documents and links, each a signed count. */
+/**
+ * Changes to what a room holds: published documents and links, each a signed count, and
+ * when its contents changed (a live write's time moves the room's updatedAt; an import
+ * gives the room's own).
+ */
 export interface RoomContentsDelta {
   dealRoomId: string;
   publishedDocuments: number;
   links: number;
+  changedAt?: Date;
 }
 
 export async function applyRoomContents(tx: Queryable, deltas: readonly RoomContentsDelta[]): Promise<void> {
-  const changed = deltas.filter((d) => d.publishedDocuments !== 0 || d.links !== 0);
+  const changed = deltas.filter((d) => d.publishedDocuments !== 0 || d.links !== 0 || d.changedAt);
   if (changed.length === 0) return;
   await tx.query(
     `UPDATE deal_rooms r
-        SET document_count = r.document_count + d.documents, link_count = r.link_count + d.links
-       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS d(id, documents, links)
+        SET document_count = r.document_count + d.documents, link_count = r.link_count + d.links,
+            updated_at = greatest(r.updated_at, coalesce(d.changed_at, r.updated_at))
+       FROM unnest($1::uuid[], $2::int[], $3::int[], $4::timestamptz[]) AS d(id, documents, links, changed_at)
       WHERE r.id = d.id`,
-    [changed.map((d) => d.dealRoomId), changed.map((d) => d.publishedDocuments), changed.map((d) => d.links)],
+    [
+      changed.map((d) => d.dealRoomId),
+      changed.map((d) => d.publishedDocuments),
+      changed.map((d) => d.links),
+      changed.map((d) => d.changedAt ?? null),
+    ],
   );
 }
 

@@ -17,7 +17,7 @@ describe.each(storeKinds())('figures agree with the raw events (%s store)', (kin
 
   it('for every room of the demo data and every period', async () => {
     await importRecords(s.db, s.clock, datasetRecords(demoDataset(s.clock.now())));
-    const { key } = await createApiKey(s.db, s.clock, { teamId: DEMO_TEAM_ID });
+    const { key } = await createApiKey({ db: s.db, clock: s.clock, appUrl: '' }, { teamId: DEMO_TEAM_ID });
     const rooms = await s.db.query<{ id: string; created_at: Date }>(
       'SELECT id, created_at FROM deal_rooms WHERE team_id = $1',
       [DEMO_TEAM_ID],

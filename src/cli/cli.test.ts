@@ -95,7 +95,8 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     });
     try {
       await load(db, systemClock, { teams: [other] });
-      for (let i = 0; i < 5; i++) await createApiKey(db, systemClock, { teamId: other.id as string });
+      for (let i = 0; i < 5; i++)
+        await createApiKey({ db: db, clock: systemClock, appUrl: '' }, { teamId: other.id as string });
     } finally {
       await db.close();
     }

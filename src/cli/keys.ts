@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/service.ts';
-import { type CommandContext, UsageError } from './context.ts';
+import { type CommandContext, UsageError, writeContext } from './context.ts';
 
 export const KEYS_USAGE = `dealroom keys create --team TEAM_ID [--name NAME]   prints the new key, alone on its line
 dealroom keys list --team TEAM_ID
@@ -16,7 +16,7 @@ export async function keysCommand(ctx: CommandContext, args: string[]): Promise<
   switch (action) {
     case 'create': {
       if (!values.team) throw new UsageError(`--team is required\n${KEYS_USAGE}`);
-      const { key, apiKey } = await createApiKey(ctx.db, ctx.clock, {
+      const { key, apiKey } = await createApiKey(writeContext(ctx), {
         teamId: values.team,
         name: values.name,
       });
@@ -45,7 +45,7 @@ export async function keysCommand(ctx: CommandContext, args: string[]): Promise<
     case 'revoke': {
       const keyId = positionals[0];
       if (!keyId) throw new UsageError(`KEY_ID is required\n${KEYS_USAGE}`);
-      const key = await revokeApiKey(ctx.db, ctx.clock, keyId);
+      const key = await revokeApiKey(writeContext(ctx), keyId);
       ctx.out(`revoked ${key.id} (${key.name})`);
       return;
     }

@@ -32,7 +32,10 @@ export async function hasDemoTeam(db: Database): Promise<boolean> {
 /** Loads the demo dataset and returns a key of the demo team. */
 export async function seedDemo(db: Database, clock: Clock): Promise<string> {
   await importRecords(db, clock, datasetRecords(demoDataset(clock.now())));
-  const { key } = await createApiKey(db, clock, { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME });
+  const { key } = await createApiKey(
+    { db, clock, appUrl: '' },
+    { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME },
+  );
   return key;
 }
 
@@ -42,8 +45,12 @@ export async function seedDemo(db: Database, clock: Clock): Promise<string> {
  */
 export async function renewDemoKey(db: Database, clock: Clock): Promise<string> {
   for (const key of await listApiKeys(db, DEMO_TEAM_ID)) {
-    if (key.name === DEMO_KEY_NAME && key.revokedAt === null) await revokeApiKey(db, clock, key.id);
+    if (key.name === DEMO_KEY_NAME && key.revokedAt === null)
+      await revokeApiKey({ db, clock, appUrl: '' }, key.id);
   }
-  const { key } = await createApiKey(db, clock, { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME });
+  const { key } = await createApiKey(
+    { db, clock, appUrl: '' },
+    { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME },
+  );
   return key;
 }

@@ -7,6 +7,7 @@ import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
 import type { HealthCheck } from '../health/routes.ts';
 import { createMetrics } from '../http/metrics.ts';
+import { buildManagementApp } from '../management/app.ts';
 import { createRateLimiter } from '../rate-limit/create.ts';
 import { systemClock } from '../shared/clock.ts';
 import { runCaptured } from './commands.ts';
@@ -73,23 +74,44 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       metrics,
       healthChecks: [...healthChecks, draining],
     });
+    const activity = { inFlight: 0, lastAt: Date.now() };
     // Responses finished during shutdown close their connection, so keep-alive clients
     // do not hold the server open once their last request is answered.
-    app.addHook('onSend', async (_request, reply, payload) => {
-      if (closing) reply.header('Connection', 'close');
-      return payload;
-    });
-    const activity = { inFlight: 0, lastAt: Date.now() };
-    app.addHook('onRequest', async () => {
-      activity.inFlight++;
-      activity.lastAt = Date.now();
-    });
-    app.addHook('onResponse', async () => {
-      activity.inFlight--;
-      activity.lastAt = Date.now();
-    });
+    const trackActivity = (server: typeof app) => {
+      server.addHook('onSend', async (_request, reply, payload) => {
+        if (closing) reply.header('Connection', 'close');
+        return payload;
+      });
+      server.addHook('onRequest', async () => {
+        activity.inFlight++;
+        activity.lastAt = Date.now();
+      });
+      server.addHook('onResponse', async () => {
+        activity.inFlight--;
+        activity.lastAt = Date.now();
+      });
+    };
+    trackActivity(app);
     const base = await app.listen({ port, host });
+    let management: Awaited<ReturnType<typeof buildManagementApp>> | undefined;
     try {
+      if (config.management.adminToken) {
+        management = await buildManagementApp({
+          db,
+          clock,
+          appUrl: config.appUrl,
+          adminToken: config.management.adminToken,
+          allowPrivateUrls: config.webhooks.allowPrivateUrls,
+          logger,
+          metrics,
+        });
+        trackActivity(management);
+        const managementBase = await management.listen({
+          port: config.management.port,
+          host: config.management.host,
+        });
+        console.log(`Management API listening on ${managementBase} (Authorization: Bearer $ADMIN_TOKEN)`);
+      }
       const socket = lock ? controlSocketPath(resolve(config.dataDir)) : undefined;
       if (lock && socket) {
         const secret = lock.setSocket(socket);
@@ -103,6 +125,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       }
     } catch (err) {
       // Listening with a store that cannot be run would answer every request with a 500.
+      await management?.close();
       await app.close();
       throw err;
     }
@@ -134,8 +157,9 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     const cut = setTimeout(() => {
       logger.warn('grace period over: closing the connections still open');
       app.server.closeAllConnections();
+      management?.server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
-    await app.close();
+    await Promise.all([app.close(), management?.close()]);
     clearTimeout(cut);
     logger.info('stopped');
     return 0;

@@ -19,6 +19,10 @@ export async function listDealRooms(
 export async function getDealRoom(db: Queryable, teamId: string, id: string): Promise<DealRoomDetail> {
   const row = isUuid(id) ? await repo.findDealRoom(db, teamId, id) : undefined;
   if (!row) throw apiErrors.dealRoomNotFound();
+  return toDealRoomDetail(row);
+}
+
+export function toDealRoomDetail(row: repo.DealRoomDetailRow): DealRoomDetail {
   return {
     ...toDealRoom(row),
     uniqueViewers: row.unique_viewers,

@@ -34,7 +34,7 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
     it('answers 401 "Invalid API key" for a malformed, mistyped, unknown or revoked key', async () => {
       const { key } = await teamWithKey(s.db, s.clock);
       const revoked = await teamWithKey(s.db, s.clock);
-      await revokeApiKey(s.db, s.clock, revoked.keyId);
+      await revokeApiKey({ db: s.db, clock: s.clock, appUrl: '' }, revoked.keyId);
       const mistyped = `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
       const unknownButWellFormed = generateApiKey();
       expect(isWellFormedApiKey(unknownButWellFormed) && isWellFormedApiKey(key)).toBe(true);
@@ -80,7 +80,7 @@ describe.each(storeKinds())('HTTP contract (%s store)', (kind) => {
     it('fails a revoked key within one second (lookups are reused for a second, no longer)', async () => {
       const { key, keyId } = await teamWithKey(s.db, s.clock);
       expect((await s.api.get('/v1/deal-rooms', key)).status).toBe(200);
-      await revokeApiKey(s.db, s.clock, keyId);
+      await revokeApiKey({ db: s.db, clock: s.clock, appUrl: '' }, keyId);
       s.clock.advance(KEY_CACHE_MS - 1);
       expect((await s.api.get('/v1/deal-rooms', key)).status).toBe(200);
       s.clock.advance(1);

@@ -9,9 +9,21 @@ export function createMetrics() {
     registry,
     requests: new Histogram({
       name: 'dealroom_http_request_duration_seconds',
-      help: 'Read API requests by route and status',
-      labelNames: ['route', 'status'] as const,
+      help: 'Requests by API (read or management), route and status',
+      labelNames: ['api', 'route', 'status'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    writes: new Counter({
+      name: 'dealroom_writes_total',
+      help: 'Management API changes that succeeded, by route',
+      labelNames: ['route'] as const,
+      registers: [registry],
+    }),
+    eventsRecorded: new Counter({
+      name: 'dealroom_events_recorded_total',
+      help: 'Webhook events recorded in the outbox, by type',
+      labelNames: ['type'] as const,
       registers: [registry],
     }),
     failures: new Counter({
@@ -49,14 +61,22 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** GET /metrics in Prometheus' text format, and a duration for every routed request. */
-export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+/** A duration for every routed request of an API; for the management API, its successful changes too. */
+export function observeRequests(app: FastifyInstance, metrics: Metrics, api: 'read' | 'management'): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url;
-    if (!route?.startsWith('/v1')) return;
-    metrics.requests.observe({ route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (!route || (api === 'read' && !route.startsWith('/v1')) || route === '/metrics') return;
+    const status = reply.statusCode;
+    metrics.requests.observe({ api, route, status: String(status) }, reply.elapsedTime / 1000);
+    if (api === 'management' && request.method !== 'GET' && status < 300) {
+      metrics.writes.inc({ route: `${request.method} ${route}` });
+    }
   });
-  app.get('/metrics', async (_request, reply) => {
+}
+
+/** GET /metrics in Prometheus' text format: served by the management API, which is internal. */
+export function metricsEndpoint(app: FastifyInstance, metrics: Metrics): void {
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('Content-Type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -126,7 +126,7 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
       expect(refused.headers.etag).toBeUndefined();
     }
     // The refused requests cost the team nothing: 8 - 5 are left for another key.
-    const other = await createApiKey(db, clock, { teamId });
+    const other = await createApiKey({ db: db, clock: clock, appUrl: '' }, { teamId });
     const res = await get('/v1/deal-rooms', other.key);
     expect(res.headers.ratelimit).toContain('"team";r=2;');
 
@@ -143,7 +143,8 @@ describe.each(backends)('rate limits over HTTP (%s)', (_, createLimiter) => {
     const { app, get } = await appWith(SMALL);
     const { teamId, key } = await teamWithKey(db, clock);
     const keys = [key];
-    for (let i = 0; i < 3; i++) keys.push((await createApiKey(db, clock, { teamId })).key);
+    for (let i = 0; i < 3; i++)
+      keys.push((await createApiKey({ db: db, clock: clock, appUrl: '' }, { teamId })).key);
     const statuses = [];
     for (let i = 0; i < 12; i++) statuses.push((await get('/v1/deal-rooms', keys[i % 4])).statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(8);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/database.ts';
+import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
-import type { Clock } from '../shared/clock.ts';
 import { isUuid } from '../shared/ids.ts';
+import { inWrite, type WriteContext } from '../write/transaction.ts';
 import { DISPLAY_PREFIX_LENGTH, generateApiKey, hashApiKey } from './format.ts';
 import * as repo from './repo.ts';
 
@@ -18,9 +18,12 @@ export interface ApiKeyView {
   revokedAt: string | null;
 }
 
+/**
+ * A new key for the team. The plain key is in this answer only: a repeat of the request
+ * under the same Idempotency-Key gets the key's record without it.
+ */
 export async function createApiKey(
-  db: Database,
-  clock: Clock,
+  ctx: WriteContext,
   input: { teamId: string; name?: string | undefined },
 ): Promise<{ key: string; apiKey: ApiKeyView }> {
   if (!isUuid(input.teamId)) throw new ApiError('not_found', 'Team not found');
@@ -35,44 +38,50 @@ export async function createApiKey(
     name,
     keyHash: hashApiKey(key),
     displayPrefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-    createdAt: clock.now(),
+    createdAt: ctx.clock.now(),
   };
-  await db.transaction(async (tx) => {
-    if (!(await repo.teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
-    await repo.lockTeam(tx, input.teamId);
-    if ((await repo.countActiveKeys(tx, input.teamId)) >= MAX_ACTIVE_KEYS_PER_TEAM) {
-      throw new ApiError(
-        'conflict',
-        `A team may hold at most ${MAX_ACTIVE_KEYS_PER_TEAM} active API keys; revoke one first`,
-      );
-    }
-    await repo.insertKey(tx, row);
-  });
-  return {
-    key,
-    apiKey: {
-      id: row.id,
-      teamId: row.teamId,
-      name: row.name,
-      prefix: row.displayPrefix,
-      createdAt: row.createdAt.toISOString(),
-      lastUsedAt: null,
-      revokedAt: null,
+  const apiKey: ApiKeyView = {
+    id: row.id,
+    teamId: row.teamId,
+    name: row.name,
+    prefix: row.displayPrefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  return inWrite(
+    ctx,
+    async (tx) => {
+      if (!(await repo.teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
+      await repo.lockTeam(tx, input.teamId);
+      if ((await repo.countActiveKeys(tx, input.teamId)) >= MAX_ACTIVE_KEYS_PER_TEAM) {
+        throw new ApiError(
+          'conflict',
+          `A team may hold at most ${MAX_ACTIVE_KEYS_PER_TEAM} active API keys; revoke one first`,
+        );
+      }
+      await repo.insertKey(tx, row);
+      return { key, apiKey };
     },
-  };
+    (result) => ({ apiKey: result.apiKey }),
+  );
 }
 
-export async function listApiKeys(db: Database, teamId: string): Promise<ApiKeyView[]> {
+export async function listApiKeys(db: Queryable, teamId: string): Promise<ApiKeyView[]> {
   if (!isUuid(teamId) || !(await repo.teamExists(db, teamId))) {
     throw new ApiError('not_found', 'Team not found');
   }
   return (await repo.listKeys(db, teamId)).map(toView);
 }
 
-export async function revokeApiKey(db: Database, clock: Clock, keyId: string): Promise<ApiKeyView> {
-  const row = isUuid(keyId) ? await repo.revokeKey(db, keyId, clock.now()) : undefined;
-  if (!row) throw new ApiError('not_found', 'API key not found');
-  return toView(row);
+/** Revokes a key (a revoked key stays revoked, with its first revocation time). */
+export async function revokeApiKey(ctx: WriteContext, keyId: string): Promise<ApiKeyView> {
+  if (!isUuid(keyId)) throw new ApiError('not_found', 'API key not found');
+  return inWrite(ctx, async (tx) => {
+    const row = await repo.revokeKey(tx, keyId, tx.now);
+    if (!row) throw new ApiError('not_found', 'API key not found');
+    return toView(row);
+  });
 }
 
 function toView(row: repo.ApiKeyRow): ApiKeyView {

@@ -68,6 +68,9 @@ export const make = {
 /** A team with a fresh API key; returns the plain key. */
 export async function teamWithKey(db: Database, clock: Clock, team: Raw = make.team()) {
   await load(db, clock, { teams: [team] });
-  const { key, apiKey } = await createApiKey(db, clock, { teamId: team.id as string });
+  const { key, apiKey } = await createApiKey(
+    { db: db, clock: clock, appUrl: '' },
+    { teamId: team.id as string },
+  );
   return { teamId: team.id as string, key, keyId: apiKey.id };
 }

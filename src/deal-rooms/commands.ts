@@ -1,0 +1,116 @@
+import { applyTeamRooms } from '../aggregates/deltas.ts';
+import { ApiError } from '../http/errors.ts';
+import { recordEvent } from '../outbox/record.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { loadRoom, type RoomRecord, teamExists } from '../write/load.ts';
+import { removeRoomEvents } from '../write/removal.ts';
+import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import type { DealRoomDetail } from './schemas.ts';
+import { toDealRoomDetail } from './service.ts';
+
+/** A room as the management API answers it: the single-room response and its team. */
+export type ManagedDealRoom = DealRoomDetail & { teamId: string };
+
+export interface DealRoomChanges {
+  name?: string | undefined;
+  description?: string | undefined;
+}
+
+const notFound = () => new ApiError('not_found', 'Deal room not found');
+export const teamNotFound = () => new ApiError('not_found', 'Team not found');
+
+export async function createDealRoom(
+  ctx: WriteContext,
+  teamId: string,
+  input: { name: string; description?: string | undefined },
+): Promise<ManagedDealRoom> {
+  if (!isUuid(teamId)) throw teamNotFound();
+  return inWrite(ctx, async (tx) => {
+    if (!(await teamExists(tx, teamId))) throw teamNotFound();
+    const id = newId(tx.now.getTime());
+    await tx.query(
+      `INSERT INTO deal_rooms (id, team_id, name, description, status, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'active', $5, $5)`,
+      [id, teamId, input.name, input.description ?? '', tx.now],
+    );
+    await applyTeamRooms(tx, [{ teamId, active: 1, archived: 0 }]);
+    return changed(tx, id, 'deal_room.created');
+  });
+}
+
+export async function updateDealRoom(
+  ctx: WriteContext,
+  id: string,
+  changes: DealRoomChanges,
+): Promise<ManagedDealRoom> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const room = await loadRoom(tx, id, 'update');
+    if (!room) throw notFound();
+    const name = changes.name ?? room.name;
+    const description = changes.description ?? room.description;
+    if (name === room.name && description === room.description) return managed(room);
+    await tx.query('UPDATE deal_rooms SET name = $2, description = $3, updated_at = $4 WHERE id = $1', [
+      id,
+      name,
+      description,
+      tx.now,
+    ]);
+    return changed(tx, id, 'deal_room.updated');
+  });
+}
+
+/** Archives or restores a room; a room already in that status is answered as it is, with no event. */
+export async function setDealRoomStatus(
+  ctx: WriteContext,
+  id: string,
+  status: 'active' | 'archived',
+): Promise<ManagedDealRoom> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const room = await loadRoom(tx, id, 'update');
+    if (!room) throw notFound();
+    if (room.status === status) return managed(room);
+    await tx.query('UPDATE deal_rooms SET status = $2, updated_at = $3 WHERE id = $1', [id, status, tx.now]);
+    const sign = status === 'active' ? 1 : -1;
+    await applyTeamRooms(tx, [{ teamId: room.team_id, active: sign, archived: -sign }]);
+    return changed(tx, id, status === 'archived' ? 'deal_room.archived' : 'deal_room.restored');
+  });
+}
+
+/** Deletes a room with everything in it; its event shows it as it was just before. */
+export async function deleteDealRoom(ctx: WriteContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw notFound();
+  await inWrite(ctx, async (tx) => {
+    // FOR UPDATE waits for tracking writes in flight (they hold the room FOR KEY SHARE) and
+    // holds off new ones until the room is gone.
+    const room = await loadRoom(tx, id, 'update');
+    if (!room) throw notFound();
+    await removeRoomEvents(tx, id);
+    // Documents, links, viewers and rollups go with the room (ON DELETE CASCADE).
+    await tx.query('DELETE FROM deal_rooms WHERE id = $1', [id]);
+    await applyTeamRooms(tx, [
+      {
+        teamId: room.team_id,
+        active: room.status === 'active' ? -1 : 0,
+        archived: room.status === 'archived' ? -1 : 0,
+      },
+    ]);
+    await recordEvent(tx, room.team_id, 'deal_room.deleted', toDealRoomDetail(room));
+  });
+}
+
+function managed(room: RoomRecord): ManagedDealRoom {
+  return { ...toDealRoomDetail(room), teamId: room.team_id };
+}
+
+async function changed(
+  tx: WriteTx,
+  id: string,
+  type: 'deal_room.created' | 'deal_room.updated' | 'deal_room.archived' | 'deal_room.restored',
+): Promise<ManagedDealRoom> {
+  const room = await loadRoom(tx, id);
+  if (!room) throw notFound();
+  await recordEvent(tx, room.team_id, type, toDealRoomDetail(room));
+  return managed(room);
+}

@@ -1,0 +1,175 @@
+import { applyRoomContents } from '../aggregates/deltas.ts';
+import { ApiError } from '../http/errors.ts';
+import { recordEvent } from '../outbox/record.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { type DocumentRecord, loadDocument, loadRoom } from '../write/load.ts';
+import { removeDocumentEvents } from '../write/removal.ts';
+import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import type { Document } from './schemas.ts';
+import { toDocument } from './service.ts';
+
+/** A document as the management API answers it: the read API's fields and its settings. */
+export type ManagedDocument = Document & { dealRoomId: string; downloadOverride: boolean | null };
+
+export interface DocumentInput {
+  name: string;
+  displayName?: string | null | undefined;
+  sourceType?: Document['sourceType'] | undefined;
+  pageCount?: number | undefined;
+  status?: 'draft' | 'published' | undefined;
+  position?: number | undefined;
+  downloadOverride?: boolean | null | undefined;
+}
+
+export type DocumentChanges = Partial<Omit<DocumentInput, 'status'>>;
+
+const notFound = () => new ApiError('not_found', 'Document not found');
+
+export async function createDocument(
+  ctx: WriteContext,
+  roomId: string,
+  input: DocumentInput,
+): Promise<ManagedDocument> {
+  if (!isUuid(roomId)) throw new ApiError('not_found', 'Deal room not found');
+  return inWrite(ctx, async (tx) => {
+    const room = await loadRoom(tx, roomId, 'key share');
+    if (!room) throw new ApiError('not_found', 'Deal room not found');
+    const id = newId(tx.now.getTime());
+    const status = input.status ?? 'draft';
+    await tx.query(
+      `INSERT INTO documents (id, deal_room_id, name, display_name, source_type, page_count, status,
+                              position, download_override, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7,
+               coalesce($8, (SELECT coalesce(max(position), 0) + 1 FROM documents WHERE deal_room_id = $2)),
+               $9, $10, $10)`,
+      [
+        id,
+        roomId,
+        input.name,
+        input.displayName ?? null,
+        input.sourceType ?? 'upload',
+        input.pageCount ?? 0,
+        status,
+        input.position ?? null,
+        input.downloadOverride ?? null,
+        tx.now,
+      ],
+    );
+    await applyRoomContents(tx, [
+      { dealRoomId: roomId, publishedDocuments: status === 'published' ? 1 : 0, links: 0, changedAt: tx.now },
+    ]);
+    return changed(tx, id, 'document.created');
+  });
+}
+
+export async function updateDocument(
+  ctx: WriteContext,
+  id: string,
+  changes: DocumentChanges,
+): Promise<ManagedDocument> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const document = await loadDocument(tx, id, 'update');
+    if (!document) throw notFound();
+    const next = {
+      name: changes.name ?? document.name,
+      display_name: changes.displayName === undefined ? document.display_name : changes.displayName,
+      source_type: changes.sourceType ?? document.source_type,
+      page_count: changes.pageCount ?? document.page_count,
+      position: changes.position ?? document.position,
+      download_override:
+        changes.downloadOverride === undefined ? document.download_override : changes.downloadOverride,
+    };
+    if (Object.entries(next).every(([field, value]) => document[field as keyof typeof next] === value)) {
+      return managed(document);
+    }
+    await tx.query(
+      `UPDATE documents SET name = $2, display_name = $3, source_type = $4, page_count = $5, position = $6,
+              download_override = $7, updated_at = $8
+        WHERE id = $1`,
+      [
+        id,
+        next.name,
+        next.display_name,
+        next.source_type,
+        next.page_count,
+        next.position,
+        next.download_override,
+        tx.now,
+      ],
+    );
+    await applyRoomContents(tx, [
+      { dealRoomId: document.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
+    ]);
+    return changed(tx, id, 'document.updated');
+  });
+}
+
+/** Publishes (from draft or archived) or unpublishes (back to draft); no change, no event. */
+export async function setDocumentPublished(
+  ctx: WriteContext,
+  id: string,
+  published: boolean,
+): Promise<ManagedDocument> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const document = await loadDocument(tx, id, 'update');
+    if (!document) throw notFound();
+    const wasPublished = document.status === 'published';
+    if (wasPublished === published) return managed(document);
+    await tx.query('UPDATE documents SET status = $2, updated_at = $3 WHERE id = $1', [
+      id,
+      published ? 'published' : 'draft',
+      tx.now,
+    ]);
+    await applyRoomContents(tx, [
+      {
+        dealRoomId: document.deal_room_id,
+        publishedDocuments: published ? 1 : -1,
+        links: 0,
+        changedAt: tx.now,
+      },
+    ]);
+    return changed(tx, id, published ? 'document.published' : 'document.unpublished');
+  });
+}
+
+/** Deletes a document with its views and downloads, taken off every figure. */
+export async function deleteDocument(ctx: WriteContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw notFound();
+  await inWrite(ctx, async (tx) => {
+    // FOR UPDATE waits for views and downloads in flight (they hold it FOR KEY SHARE).
+    const document = await loadDocument(tx, id, 'update');
+    if (!document) throw notFound();
+    await removeDocumentEvents(tx, document.deal_room_id, id);
+    await tx.query('DELETE FROM documents WHERE id = $1', [id]);
+    await applyRoomContents(tx, [
+      {
+        dealRoomId: document.deal_room_id,
+        publishedDocuments: document.status === 'published' ? -1 : 0,
+        links: 0,
+        changedAt: tx.now,
+      },
+    ]);
+    await recordEvent(tx, document.team_id, 'document.deleted', toDocument(document));
+  });
+}
+
+function managed(document: DocumentRecord): ManagedDocument {
+  return {
+    ...toDocument(document),
+    dealRoomId: document.deal_room_id,
+    downloadOverride: document.download_override,
+  };
+}
+
+async function changed(
+  tx: WriteTx,
+  id: string,
+  type: 'document.created' | 'document.updated' | 'document.published' | 'document.unpublished',
+): Promise<ManagedDocument> {
+  const document = await loadDocument(tx, id);
+  if (!document) throw notFound();
+  await recordEvent(tx, document.team_id, type, toDocument(document));
+  return managed(document);
+}

@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import { applyRoomContents } from '../aggregates/deltas.ts';
+import type { Queryable } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
+import { recordEvent } from '../outbox/record.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { hashPassword } from '../shared/passwords.ts';
+import { type LinkRecord, loadLink, loadRoom } from '../write/load.ts';
+import { removeLinkEvents } from '../write/removal.ts';
+import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import type { Link } from './schemas.ts';
+import { toLink } from './service.ts';
+
+/** A link as the management API answers it: the read API's fields and its settings (never the password). */
+export type ManagedLink = Link & {
+  dealRoomId: string;
+  enabled: boolean;
+  allowDownload: boolean;
+  documentIds: string[] | null;
+};
+
+export interface LinkInput {
+  name: string;
+  shortId?: string | undefined;
+  enabled?: boolean | undefined;
+  requiresEmail?: boolean | undefined;
+  password?: string | null | undefined;
+  expiresAt?: Date | null | undefined;
+  allowDownload?: boolean | undefined;
+  /** The documents the link shows; null or absent: all of the room's. */
+  documentIds?: string[] | null | undefined;
+}
+
+export type LinkChanges = Partial<LinkInput>;
+
+const notFound = () => new ApiError('not_found', 'Link not found');
+const shortIdTaken = () => new ApiError('conflict', 'shortId is already used by another link');
+
+export async function createLink(ctx: WriteContext, roomId: string, input: LinkInput): Promise<ManagedLink> {
+  if (!isUuid(roomId)) throw new ApiError('not_found', 'Deal room not found');
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  return uniqueShortId(() =>
+    inWrite(ctx, async (tx) => {
+      const room = await loadRoom(tx, roomId, 'key share');
+      if (!room) throw new ApiError('not_found', 'Deal room not found');
+      const shortId = input.shortId ?? generateShortId();
+      await checkShortId(tx, shortId, null);
+      const documentIds = input.documentIds ?? null;
+      await checkDocuments(tx, roomId, documentIds);
+      const id = newId(tx.now.getTime());
+      await tx.query(
+        `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
+                            allow_download, all_documents, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+        [
+          id,
+          roomId,
+          input.name,
+          shortId,
+          input.enabled ?? true,
+          input.requiresEmail ?? false,
+          passwordHash,
+          input.expiresAt ?? null,
+          input.allowDownload ?? true,
+          documentIds === null,
+          tx.now,
+        ],
+      );
+      await setDocuments(tx, id, documentIds);
+      await applyRoomContents(tx, [
+        { dealRoomId: roomId, publishedDocuments: 0, links: 1, changedAt: tx.now },
+      ]);
+      return changed(tx, ctx, id, 'link.created');
+    }),
+  );
+}
+
+export async function updateLink(ctx: WriteContext, id: string, changes: LinkChanges): Promise<ManagedLink> {
+  if (!isUuid(id)) throw notFound();
+  const passwordHash = changes.password ? await hashPassword(changes.password) : changes.password;
+  return uniqueShortId(() =>
+    inWrite(ctx, async (tx) => {
+      const link = await loadLink(tx, id, 'update');
+      if (!link) throw notFound();
+      if (changes.shortId !== undefined) await checkShortId(tx, changes.shortId, id);
+      if (changes.documentIds !== undefined) await checkDocuments(tx, link.deal_room_id, changes.documentIds);
+      const before = JSON.stringify(link);
+      await tx.query(
+        `UPDATE links SET name = coalesce($2, name), short_id = coalesce($3, short_id),
+                enabled = coalesce($4, enabled), requires_email = coalesce($5, requires_email),
+                password_hash = CASE WHEN $6 THEN $7 ELSE password_hash END,
+                expires_at = CASE WHEN $8 THEN $9 ELSE expires_at END,
+                allow_download = coalesce($10, allow_download),
+                all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END
+          WHERE id = $1`,
+        [
+          id,
+          changes.name ?? null,
+          changes.shortId ?? null,
+          changes.enabled ?? null,
+          changes.requiresEmail ?? null,
+          passwordHash !== undefined,
+          passwordHash ?? null,
+          changes.expiresAt !== undefined,
+          changes.expiresAt ?? null,
+          changes.allowDownload ?? null,
+          changes.documentIds !== undefined,
+          changes.documentIds === null,
+        ],
+      );
+      if (changes.documentIds !== undefined) await setDocuments(tx, id, changes.documentIds);
+      const after = await loadLink(tx, id);
+      // A new password is a change even when the rest reads the same.
+      if (JSON.stringify(after) === before && !changes.password) return managed(ctx, tx, link);
+      await tx.query('UPDATE links SET updated_at = $2 WHERE id = $1', [id, tx.now]);
+      await applyRoomContents(tx, [
+        { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
+      ]);
+      return changed(tx, ctx, id, 'link.updated');
+    }),
+  );
+}
+
+/** Disables a link; a disabled link is answered as it is, with no event. */
+export async function deactivateLink(ctx: WriteContext, id: string): Promise<ManagedLink> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const link = await loadLink(tx, id, 'update');
+    if (!link) throw notFound();
+    if (!link.enabled) return managed(ctx, tx, link);
+    await tx.query('UPDATE links SET enabled = false, updated_at = $2 WHERE id = $1', [id, tx.now]);
+    await applyRoomContents(tx, [
+      { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
+    ]);
+    return changed(tx, ctx, id, 'link.deactivated');
+  });
+}
+
+/** Deletes a link with its visits, views and downloads, taken off every figure. */
+export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw notFound();
+  await inWrite(ctx, async (tx) => {
+    const link = await loadLink(tx, id, 'update');
+    if (!link) throw notFound();
+    await removeLinkEvents(tx, link.deal_room_id, id);
+    await tx.query('DELETE FROM links WHERE id = $1', [id]);
+    await applyRoomContents(tx, [
+      { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: -1, changedAt: tx.now },
+    ]);
+    await recordEvent(tx, link.team_id, 'link.deleted', toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
+  });
+}
+
+export function managed(ctx: WriteContext, tx: { now: Date }, link: LinkRecord): ManagedLink {
+  return {
+    ...toLink(link, { appUrl: ctx.appUrl, now: tx.now }),
+    dealRoomId: link.deal_room_id,
+    enabled: link.enabled,
+    allowDownload: link.allow_download,
+    documentIds: link.document_ids,
+  };
+}
+
+async function changed(
+  tx: WriteTx,
+  ctx: WriteContext,
+  id: string,
+  type: 'link.created' | 'link.updated' | 'link.deactivated',
+): Promise<ManagedLink> {
+  const link = await loadLink(tx, id);
+  if (!link) throw notFound();
+  await recordEvent(tx, link.team_id, type, toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
+  return managed(ctx, tx, link);
+}
+
+/** 10 characters of [A-Za-z0-9]: about 59 bits, so a collision is practically impossible. */
+function generateShortId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(10), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+async function checkShortId(tx: Queryable, shortId: string, self: string | null): Promise<void> {
+  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE short_id = $1', [shortId]);
+  if (rows.some((row) => row.id !== self)) throw shortIdTaken();
+}
+
+/** Two links created at once with one shortId: the loser's unique violation is the same 409. */
+async function uniqueShortId<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (
+      (err as { code?: unknown }).code === '23505' &&
+      /short_id/.test(String((err as Error).message) + String((err as { constraint?: unknown }).constraint))
+    ) {
+      throw shortIdTaken();
+    }
+    throw err;
+  }
+}
+
+async function checkDocuments(tx: Queryable, roomId: string, documentIds: string[] | null): Promise<void> {
+  if (documentIds === null || documentIds.length === 0) return;
+  const rows = await tx.query<{ id: string }>(
+    'SELECT id FROM documents WHERE deal_room_id = $1 AND id = ANY ($2::uuid[])',
+    [roomId, documentIds],
+  );
+  const found = new Set(rows.map((row) => row.id));
+  const missing = documentIds.find((documentId) => !found.has(documentId.toLowerCase()));
+  if (missing) {
+    throw new ApiError('validation_error', `documentIds: ${missing} is not a document of this deal room`);
+  }
+}
+
+async function setDocuments(tx: Queryable, linkId: string, documentIds: string[] | null): Promise<void> {
+  await tx.query('DELETE FROM link_documents WHERE link_id = $1', [linkId]);
+  if (documentIds === null || documentIds.length === 0) return;
+  await tx.query(
+    'INSERT INTO link_documents (link_id, document_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING',
+    [linkId, documentIds],
+  );
+}

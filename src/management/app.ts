@@ -1,0 +1,195 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import type { Database } from '../db/database.ts';
+import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
+import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE, logCompletion } from '../http/errors.ts';
+import { createMetrics, type Metrics, metricsEndpoint, observeRequests, trackPool } from '../http/metrics.ts';
+import { requestIdFor } from '../http/request-id.ts';
+import type { TypedFastify } from '../http/types.ts';
+import type { Clock } from '../shared/clock.ts';
+import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
+import { roomRoutes } from './routes/rooms.ts';
+import { teamRoutes } from './routes/teams.ts';
+import { trackingRoutes } from './routes/tracking.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+import { bodyErrorMessage } from './validation.ts';
+
+export interface ManagementDeps {
+  db: Database;
+  clock: Clock;
+  appUrl: string;
+  adminToken: string;
+  allowPrivateUrls?: boolean | undefined;
+  logger: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  metrics?: Metrics;
+}
+
+/** What the management routes share: the store, and how a request's write is run. */
+export interface ManagementRouteDeps {
+  db: Database;
+  /**
+   * Runs a write operation for a request: with the request's Idempotency-Key, and on a
+   * repeat of it, the first answer instead of a second change.
+   */
+  write<T>(request: FastifyRequest, operation: (ctx: WriteContext) => Promise<T>): Promise<T>;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const BODY_LIMIT = 64 * 1024;
+
+/**
+ * The internal management API (contract.md section 6): the write side for the dashboard
+ * and the tracking front end, on its own listener, every request with the admin token.
+ */
+export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFastify> {
+  const logging =
+    deps.logger && typeof deps.logger === 'object' && 'child' in deps.logger
+      ? { loggerInstance: deps.logger as FastifyBaseLogger }
+      : { logger: deps.logger as FastifyServerOptions['logger'] };
+  const app = Fastify({
+    ...logging,
+    genReqId: requestIdFor,
+    bodyLimit: BODY_LIMIT,
+    ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider() as unknown as TypedFastify;
+  const metrics = deps.metrics ?? createMetrics();
+
+  // A POST without a body (archive, publish, …) may still say it is JSON.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(new ApiError('validation_error', 'The body is not valid JSON'), undefined);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+  logCompletion(app);
+  observeRequests(app, metrics, 'management');
+  trackPool(metrics, deps.db);
+
+  const expected = createHash('sha256').update(deps.adminToken).digest();
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/openapi.json' && request.method === 'GET') return;
+    const header = request.headers.authorization;
+    if (!header || Array.isArray(header) || header.trim() === '') {
+      throw new ApiError('unauthorized', 'Admin token is required', { 'WWW-Authenticate': 'Bearer' });
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
+    if (!match || !timingSafeEqual(given, expected)) {
+      throw new ApiError('unauthorized', 'Invalid admin token', { 'WWW-Authenticate': 'Bearer' });
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(err);
+    if (err instanceof DatabaseUnavailableError) {
+      metrics.failures.inc({ reason: 'database_unavailable' });
+      request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
+    } else if (apiError.code === 'internal_error') {
+      metrics.failures.inc({ reason: 'error' });
+      request.log.error({ err }, 'request failed');
+    }
+    return reply
+      .code(apiError.statusCode)
+      .headers(apiError.headers)
+      .send({ error: apiError.message, code: apiError.code });
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    const err = apiErrors.routeNotFound();
+    return reply.code(err.statusCode).send({ error: err.message, code: err.code });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Deal Room Analytics management API',
+        version: '1',
+        description:
+          'Internal: the write side for the web dashboard and the viewer-tracking front end. ' +
+          'Every request needs `Authorization: Bearer <ADMIN_TOKEN>`. A POST may carry an `Idempotency-Key` header: ' +
+          'a repeat with the same key and body within 24 hours gets the first answer and changes nothing.',
+      },
+      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
+      security: [{ adminToken: [] }],
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  metricsEndpoint(app, metrics);
+
+  const routeDeps: ManagementRouteDeps = {
+    db: deps.db,
+    async write(request, operation) {
+      const ctx: WriteContext = {
+        db: deps.db,
+        clock: deps.clock,
+        appUrl: deps.appUrl,
+        allowPrivateUrls: deps.allowPrivateUrls,
+        idempotency: idempotencyOf(request),
+        onCommitted: (events) => {
+          for (const event of events) metrics.eventsRecorded.inc({ type: event.type });
+        },
+      };
+      try {
+        return await operation(ctx);
+      } catch (err) {
+        if (err instanceof IdempotentReplay) return err.result as never;
+        throw err;
+      }
+    },
+  };
+  for (const routes of [teamRoutes, roomRoutes, trackingRoutes, webhookRoutes]) routes(app, routeDeps);
+  return app;
+}
+
+function idempotencyOf(request: FastifyRequest): WriteContext['idempotency'] {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined || request.method !== 'POST') return undefined;
+  if (Array.isArray(key) || !IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError(
+      'validation_error',
+      'Idempotency-Key must be 1 to 255 visible ASCII characters, given once',
+    );
+  }
+  const fingerprint = createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+  return { key, fingerprint };
+}
+
+function toApiError(err: FastifyError | ApiError): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DatabaseBusyError) return apiErrors.busy();
+  if (err.validation)
+    return new ApiError('validation_error', bodyErrorMessage(err.validation, err.validationContext));
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError('validation_error', `The body must be at most ${BODY_LIMIT / 1024} KiB`);
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError('validation_error', 'The body must be application/json');
+  }
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ApiError('validation_error', 'The request could not be understood');
+  }
+  return new ApiError('internal_error', INTERNAL_ERROR_MESSAGE);
+}

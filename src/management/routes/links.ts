@@ -1,0 +1,83 @@
+import type { TypedFastify } from '../../http/types.ts';
+import { createLink, deactivateLink, deleteLink, updateLink } from '../../links/commands.ts';
+import type { ManagementRouteDeps } from '../app.ts';
+import { Data, IdParams, LinkBody, LinkPatch, ManagedLinkSchema } from '../schemas.ts';
+import { answers, NO_CONTENT, toDate } from './common.ts';
+
+export function linkRoutes(app: TypedFastify, { write }: ManagementRouteDeps): void {
+  const link = Data(ManagedLinkSchema);
+  const tags = ['Links'];
+
+  app.post(
+    '/deal-rooms/:id/links',
+    {
+      schema: {
+        operationId: 'createLink',
+        tags,
+        summary: 'Share a link to the room (link.created)',
+        description:
+          'A `password` is stored hashed and never returned; `documentIds` limits what the link shows.',
+        params: IdParams,
+        body: LinkBody,
+        response: answers(201, link, 400, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { expiresAt, ...rest } = request.body;
+      const data = await write(request, (ctx) =>
+        createLink(ctx, request.params.id, { ...rest, expiresAt: toDate(expiresAt) }),
+      );
+      return reply.code(201).send({ data });
+    },
+  );
+
+  app.patch(
+    '/links/:id',
+    {
+      schema: {
+        operationId: 'updateLink',
+        tags,
+        summary: 'Change a link (link.updated); `password: null` removes the password',
+        params: IdParams,
+        body: LinkPatch,
+        response: answers(200, link, 400, 404, 409),
+      },
+    },
+    async (request) => {
+      const { expiresAt, ...rest } = request.body;
+      const changes = expiresAt === undefined ? rest : { ...rest, expiresAt: toDate(expiresAt) };
+      return { data: await write(request, (ctx) => updateLink(ctx, request.params.id, changes)) };
+    },
+  );
+
+  app.post(
+    '/links/:id/deactivate',
+    {
+      schema: {
+        operationId: 'deactivateLink',
+        tags,
+        summary: 'Disable a link (link.deactivated; none when it already is)',
+        params: IdParams,
+        response: answers(200, link, 404, 409),
+      },
+    },
+    async (request) => ({ data: await write(request, (ctx) => deactivateLink(ctx, request.params.id)) }),
+  );
+
+  app.delete(
+    '/links/:id',
+    {
+      schema: {
+        operationId: 'deleteLink',
+        tags,
+        summary: 'Delete a link with its visits, views and downloads (link.deleted)',
+        params: IdParams,
+        response: answers(204, NO_CONTENT as never, 404),
+      },
+    },
+    async (request, reply) => {
+      await write(request, (ctx) => deleteLink(ctx, request.params.id));
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,106 @@
+import { ApiError } from '../../http/errors.ts';
+import type { TypedFastify } from '../../http/types.ts';
+import { completeView, recordDownload, recordVisit, startView } from '../../tracking/commands.ts';
+import type { ManagementRouteDeps } from '../app.ts';
+import {
+  CompleteBody,
+  Data,
+  DownloadBody,
+  DownloadSchema,
+  IdParams,
+  ViewBody,
+  ViewSchema,
+  VisitBody,
+  VisitSchema,
+} from '../schemas.ts';
+import { answers, toDate } from './common.ts';
+
+/** What the viewer-tracking front end records: visits, views and downloads. */
+export function trackingRoutes(app: TypedFastify, { write }: ManagementRouteDeps): void {
+  const tags = ['Tracking'];
+
+  app.post(
+    '/links/:id/visits',
+    {
+      schema: {
+        operationId: 'recordVisit',
+        tags,
+        summary: 'A visit: the link was opened (a click)',
+        params: IdParams,
+        body: VisitBody,
+        response: answers(201, Data(VisitSchema), 400, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { viewer, at } = request.body;
+      const data = await write(request, (ctx) =>
+        recordVisit(ctx, request.params.id, { viewer, at: toDate(at) ?? undefined }),
+      );
+      return reply.code(201).send({ data });
+    },
+  );
+
+  app.post(
+    '/links/:id/views',
+    {
+      schema: {
+        operationId: 'startView',
+        tags,
+        summary: 'A view starts (view.started, and viewer.created or viewer.returned)',
+        description: 'It counts at once, with duration 0 until completed. Starting a view is not a visit.',
+        params: IdParams,
+        body: ViewBody,
+        response: answers(201, Data(ViewSchema), 400, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { startedAt, ...rest } = request.body;
+      const data = await write(request, (ctx) =>
+        startView(ctx, request.params.id, { ...rest, startedAt: toDate(startedAt) ?? undefined }),
+      );
+      return reply.code(201).send({ data });
+    },
+  );
+
+  app.post(
+    '/views/:id/complete',
+    {
+      schema: {
+        operationId: 'completeView',
+        tags,
+        summary: 'A view ends, with its duration (view.completed); once per view',
+        params: IdParams,
+        body: CompleteBody,
+        response: answers(200, Data(ViewSchema), 400, 404, 409),
+      },
+    },
+    async (request) => ({
+      data: await write(request, (ctx) => completeView(ctx, request.params.id, request.body)),
+    }),
+  );
+
+  app.post(
+    '/links/:id/downloads',
+    {
+      schema: {
+        operationId: 'recordDownload',
+        tags,
+        summary: 'A download: 201 when allowed (download.created), 403 when not (download.denied, recorded)',
+        description:
+          "Allowed when the document's `downloadOverride`, or else the link's `allowDownload`, is true.",
+        params: IdParams,
+        body: DownloadBody,
+        response: answers(201, Data(DownloadSchema), 400, 403, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { at, ...rest } = request.body;
+      const { allowed, download } = await write(request, (ctx) =>
+        recordDownload(ctx, request.params.id, { ...rest, at: toDate(at) ?? undefined }),
+      );
+      if (!allowed)
+        throw new ApiError('download_denied', 'Downloads of this document are not allowed through this link');
+      return reply.code(201).send({ data: download });
+    },
+  );
+}

@@ -1,0 +1,184 @@
+import type { TypedFastify } from '../../http/types.ts';
+import { listAttempts, listDeadLetters, replayDeadLetter } from '../../webhooks/dead-letters.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from '../../webhooks/endpoints.ts';
+import type { ManagementRouteDeps } from '../app.ts';
+import {
+  AttemptSchema,
+  Data,
+  DataList,
+  DataPage,
+  DeadLetterSchema,
+  EndpointBody,
+  EndpointPatch,
+  EndpointSchema,
+  EndpointWithSecretSchema,
+  IdParams,
+  PageQuery,
+  TeamParams,
+} from '../schemas.ts';
+import { answers, NO_CONTENT, pageOf, paginated } from './common.ts';
+
+export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteDeps): void {
+  const tags = ['Webhooks'];
+  const endpoint = Data(EndpointSchema);
+
+  app.post(
+    '/teams/:teamId/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        tags,
+        summary: 'Register an endpoint (at most 10 per team); the answer holds its secret, once',
+        params: TeamParams,
+        body: EndpointBody,
+        response: answers(201, Data(EndpointWithSecretSchema), 400, 404, 409),
+      },
+    },
+    async (request, reply) => {
+      const { endpoint: created, secret } = await write(request, (ctx) =>
+        createEndpoint(ctx, request.params.teamId, request.body),
+      );
+      return reply.code(201).send({ data: { ...created, secret } });
+    },
+  );
+
+  app.get(
+    '/teams/:teamId/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        tags,
+        summary: "A team's endpoints, oldest first",
+        params: TeamParams,
+        response: answers(200, DataList(EndpointSchema), 404),
+      },
+    },
+    async (request) => ({ data: await listEndpoints(db, request.params.teamId) }),
+  );
+
+  app.get(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        tags,
+        summary: 'One endpoint',
+        params: IdParams,
+        response: answers(200, endpoint, 404),
+      },
+    },
+    async (request) => ({ data: await getEndpoint(db, request.params.id) }),
+  );
+
+  app.patch(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        tags,
+        summary: 'Change its URL, event filter, or enable or disable it',
+        params: IdParams,
+        body: EndpointPatch,
+        response: answers(200, endpoint, 400, 404),
+      },
+    },
+    async (request) => ({
+      data: await write(request, (ctx) => updateEndpoint(ctx, request.params.id, request.body)),
+    }),
+  );
+
+  app.delete(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        tags,
+        summary: 'Remove an endpoint; its pending deliveries are dropped',
+        params: IdParams,
+        response: answers(204, NO_CONTENT as never, 404),
+      },
+    },
+    async (request, reply) => {
+      await write(request, (ctx) => deleteEndpoint(ctx, request.params.id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:id/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        tags,
+        summary: 'A new secret; the previous one also signs for 24 hours',
+        params: IdParams,
+        response: answers(200, Data(EndpointWithSecretSchema), 404),
+      },
+    },
+    async (request) => {
+      const { endpoint: rotated, secret } = await write(request, (ctx) =>
+        rotateEndpointSecret(ctx, request.params.id),
+      );
+      return { data: { ...rotated, secret } };
+    },
+  );
+
+  app.get(
+    '/webhook-endpoints/:id/attempts',
+    {
+      schema: {
+        operationId: 'listWebhookAttempts',
+        tags,
+        summary: 'Delivery attempts to this endpoint, newest first',
+        params: IdParams,
+        querystring: PageQuery,
+        response: answers(200, DataPage(AttemptSchema), 400, 404),
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { items, total } = await listAttempts(db, request.params.id, page);
+      return paginated(items, total, page);
+    },
+  );
+
+  app.get(
+    '/teams/:teamId/dead-letters',
+    {
+      schema: {
+        operationId: 'listDeadLetters',
+        tags,
+        summary: "The team's dead letters not yet replayed, latest failure first",
+        params: TeamParams,
+        querystring: PageQuery,
+        response: answers(200, DataPage(DeadLetterSchema), 400, 404),
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { items, total } = await listDeadLetters(db, request.params.teamId, page);
+      return paginated(items, total, page);
+    },
+  );
+
+  app.post(
+    '/dead-letters/:id/replay',
+    {
+      schema: {
+        operationId: 'replayDeadLetter',
+        tags,
+        summary: 'Queue a dead letter again: same event id, signed with the current secret',
+        params: IdParams,
+        response: answers(200, Data(DeadLetterSchema), 404, 409),
+      },
+    },
+    async (request) => ({ data: await write(request, (ctx) => replayDeadLetter(ctx, request.params.id)) }),
+  );
+}

@@ -1,0 +1,16 @@
+import { newId } from '../shared/ids.ts';
+import { inWrite, type WriteContext } from '../write/transaction.ts';
+
+export interface Team {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export async function createTeam(ctx: WriteContext, input: { name: string }): Promise<Team> {
+  return inWrite(ctx, async (tx) => {
+    const id = newId(tx.now.getTime());
+    await tx.query('INSERT INTO teams (id, name, created_at) VALUES ($1, $2, $3)', [id, input.name, tx.now]);
+    return { id, name: input.name, createdAt: tx.now.toISOString() };
+  });
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Database } from '../db/database.ts';
+import { createMetrics } from '../http/metrics.ts';
+import { buildManagementApp } from '../management/app.ts';
+import { ManualClock } from '../shared/clock.ts';
+import { TEST_APP_URL, testApp } from './app.ts';
+import { openTestStore, type StoreKind } from './stores.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface ManagementSuite {
+  db: Database;
+  clock: ManualClock;
+  metrics: ReturnType<typeof createMetrics>;
+  /** The read API, as its tests use it. */
+  api: Awaited<ReturnType<typeof testApp>>;
+  admin: Awaited<ReturnType<typeof managementClient>>;
+}
+
+/** A store, the read API and the management API on it, for one describe block. */
+export function useManagement(kind: StoreKind, now = '2026-05-20T12:00:00.000Z'): ManagementSuite {
+  const suite = { clock: new ManualClock(now) } as ManagementSuite;
+  beforeAll(async () => {
+    suite.db = await openTestStore(kind);
+    suite.metrics = createMetrics();
+    suite.api = await testApp(suite.db, suite.clock);
+    suite.admin = await managementClient(suite.db, suite.clock, suite.metrics);
+  });
+  afterAll(async () => {
+    await suite.admin?.app.close();
+    await suite.api?.app.close();
+    await suite.db?.close();
+  });
+  return suite;
+}
+
+export async function managementClient(
+  db: Database,
+  clock: ManualClock,
+  metrics = createMetrics(),
+  options: { allowPrivateUrls?: boolean } = {},
+) {
+  const app = await buildManagementApp({
+    db,
+    clock,
+    appUrl: TEST_APP_URL,
+    adminToken: ADMIN_TOKEN,
+    allowPrivateUrls: options.allowPrivateUrls ?? true,
+    logger: { level: 'silent' },
+    metrics,
+  });
+  await app.ready();
+  const call = async (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: (response.body ? JSON.parse(response.body) : undefined) as any,
+    };
+  };
+  return {
+    app,
+    call,
+    post: (url: string, body?: unknown, headers?: Record<string, string>) => call('POST', url, body, headers),
+    patch: (url: string, body: unknown) => call('PATCH', url, body),
+    get: (url: string) => call('GET', url),
+    del: (url: string) => call('DELETE', url),
+  };
+}
+
+/** The events recorded so far, oldest first (by id: UUIDv7 ids are ordered by time). */
+export async function recordedEvents(db: Database, after = '00000000-0000-0000-0000-000000000000') {
+  const rows = await db.query<{
+    payload: { id: string; type: string; teamId: string; data: Record<string, unknown> };
+  }>('SELECT payload FROM webhook_events WHERE id > $1 ORDER BY created_at, id', [after]);
+  return rows.map((row) => row.payload);
+}
