@@ -34,7 +34,7 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
     const { teamId, key } = await teamWithKey(db, clock);
     const room = make.room(teamId);
     await load(db, clock, { dealRooms: [room] });
-    const { app, get } = await testApp(db, clock, {
+    const { app, get, scrape } = await testApp(db, clock, {
       level: 'info',
       stream: { write: (line: string) => logged.push(line) },
     });
@@ -52,8 +52,9 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
       expect(lines.filter((line) => line.level >= 50)).toEqual([]);
       expect(lines.filter((line) => line.msg === 'request completed')).toHaveLength(0); // at debug
       expect(outages).toEqual([false]);
-      const metrics = (await app.inject({ url: '/metrics' })).body;
-      expect(metrics).toMatch(/^dealroom_request_failures_total\{reason="database_unavailable"\} 2[1-9]$/m);
+      expect(await scrape()).toMatch(
+        /^dealroom_request_failures_total\{reason="database_unavailable"\} 2[1-9]$/m,
+      );
       const notReady = await get('/readyz');
       expect(notReady.status).toBe(503);
       expect(notReady.body.checks.database).toBe('unavailable');

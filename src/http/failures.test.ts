@@ -6,6 +6,7 @@ import { openPostgres } from '../db/postgres.ts';
 import { ManualClock } from '../shared/clock.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { openTestStore, postgresUrl, storeKinds } from '../testing/stores.ts';
+import { createMetrics } from './metrics.ts';
 
 /**
  * A store whose queries start failing on demand, as a database that goes away does. The
@@ -139,7 +140,8 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
       maxWaiting: 1,
       maxWaitMs: 100,
     });
-    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: false });
+    const metrics = createMetrics();
+    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: false, metrics });
     try {
       const release = gate();
       const holding = db.transaction(() => release.opened);
@@ -159,13 +161,13 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
       expect((await app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })).statusCode).toBe(
         200,
       );
-      const metrics = (await app.inject({ url: '/metrics' })).body;
-      expect(metrics).toMatch(/^dealroom_db_pool_sheds_total 3$/m);
+      const scraped = await metrics.registry.metrics();
+      expect(scraped).toMatch(/^dealroom_db_pool_sheds_total 3$/m);
       // Each refused request either found the queue full or waited its 100 ms there.
-      const waits = Number(/^dealroom_db_pool_waits_total (\d+)$/m.exec(metrics)?.[1]);
+      const waits = Number(/^dealroom_db_pool_waits_total (\d+)$/m.exec(scraped)?.[1]);
       expect(waits).toBeGreaterThanOrEqual(1);
       expect(waits).toBeLessThanOrEqual(3);
-      expect(metrics).toMatch(/^dealroom_db_pool_waiting 0$/m);
+      expect(scraped).toMatch(/^dealroom_db_pool_waiting 0$/m);
     } finally {
       await app.close();
       await db.close();

@@ -138,7 +138,7 @@ describe('refused requests stay quiet', () => {
         return store.query(sql, params);
       },
     };
-    const { app } = await testApp(counting, clock, {
+    const { app, scrape } = await testApp(counting, clock, {
       level: 'info',
       stream: { write: (l: string) => logged.push(l) },
     });
@@ -156,7 +156,7 @@ describe('refused requests stay quiet', () => {
       }
       expect(logged).toEqual([]);
       expect(lookups).toBe(1); // the unknown well-formed key, once; the mistyped one needs none
-      expect((await app.inject({ url: '/metrics' })).body).toMatch(/^dealroom_unauthorized_total 10$/m);
+      expect(await scrape()).toMatch(/^dealroom_unauthorized_total 10$/m);
     } finally {
       await app.close();
       await store.close();

@@ -1,5 +1,6 @@
 import { buildApp } from '../app.ts';
 import type { Database } from '../db/database.ts';
+import { createMetrics } from '../http/metrics.ts';
 import { DEFAULT_LIMITS } from '../rate-limit/limiter.ts';
 import { MemoryRateLimiter } from '../rate-limit/memory.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -14,7 +15,10 @@ export const TEST_APP_URL = 'https://rooms.example.test';
  */
 export async function testApp(db: Database, clock: Clock, logger: object = { level: 'silent' }) {
   const rateLimiter = new MemoryRateLimiter(DEFAULT_LIMITS);
-  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger, rateLimiter });
+  const metrics = createMetrics();
+  const app = await buildApp({ db, clock, appUrl: TEST_APP_URL, logger, rateLimiter, metrics });
+  /** What the management listener's /metrics would show. */
+  const scrape = () => metrics.registry.metrics();
   await app.ready();
   const matchesDocument = openApiContract(app);
   const get = async (url: string, key?: string, headers: Record<string, string> = {}) => {
@@ -31,7 +35,7 @@ export async function testApp(db: Database, clock: Clock, logger: object = { lev
       raw: response.body,
     };
   };
-  return { app, get };
+  return { app, get, scrape };
 }
 
 function bodyOf(text: string): any {
