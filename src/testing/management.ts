@@ -69,7 +69,7 @@ export async function managementClient(
     return {
       status: response.statusCode,
       headers: response.headers,
-      body: (response.body ? JSON.parse(response.body) : undefined) as any,
+      body: parsed(response.body, response.headers['content-type']) as any,
     };
   };
   return {
@@ -88,4 +88,9 @@ export async function recordedEvents(db: Database, after = '00000000-0000-0000-0
     payload: { id: string; type: string; teamId: string; data: Record<string, unknown> };
   }>('SELECT payload FROM webhook_events WHERE id > $1 ORDER BY created_at, id', [after]);
   return rows.map((row) => row.payload);
+}
+
+function parsed(text: string, type: unknown): unknown {
+  if (!text) return undefined;
+  return String(type).startsWith('application/json') ? JSON.parse(text) : text;
 }
