@@ -26,7 +26,10 @@ export function postgresUrl(): string {
  * A migrated, empty store of its own: an in-memory PGlite, or a fresh schema on the test
  * PostgreSQL that `close` drops.
  */
-export async function openTestStore(kind: StoreKind): Promise<Database> {
+export async function openTestStore(
+  kind: StoreKind,
+  pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number } = {},
+): Promise<Database> {
   if (kind === 'embedded') {
     const db = await openEmbedded(undefined);
     await migrate(db);
@@ -34,7 +37,7 @@ export async function openTestStore(kind: StoreKind): Promise<Database> {
   }
   const url = inject('postgresUrl');
   const schema = `test_${randomBytes(6).toString('hex')}`;
-  const db = await openPostgres({ connectionString: url, schema, maxConnections: 4 });
+  const db = await openPostgres({ connectionString: url, schema, maxConnections: 4, ...pool });
   await migrate(db);
   return {
     ...db,
