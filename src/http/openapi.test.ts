@@ -44,8 +44,25 @@ describe('OpenAPI document', () => {
     expect(param('listDealRooms', 'status').schema.enum).toEqual(['active', 'archived']);
     expect(param('getAnalytics', 'period').schema.enum).toEqual(['7d', '30d', '90d', 'all']);
     expect(param('listViewers', 'per_page').description).toContain('above 100');
-    expect(param('listViewers', 'page').schema.pattern).toBeDefined();
-    expect(param('getDealRoom', 'id')).toMatchObject({ in: 'path', required: true });
+    // Typed for code generators: integers with their bounds and defaults, the id a UUID.
+    expect(param('listViewers', 'page').schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      default: 1,
+      examples: [1],
+    });
+    expect(param('listViewers', 'per_page').schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    expect(param('getAnalytics', 'period').schema.default).toBe('30d');
+    expect(param('getDealRoom', 'id')).toMatchObject({
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
+    });
   });
 
   it('documents every status with its body and headers', async () => {

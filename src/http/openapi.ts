@@ -120,7 +120,7 @@ export function decorateDocument(document: Json): Json {
       headers: { ...ALWAYS, ...BUDGET, ETag: SUCCESS.ETag },
     };
     operation.parameters = [
-      ...(operation.parameters ?? []),
+      ...(operation.parameters ?? []).map(forGenerators),
       {
         in: 'header',
         name: 'If-None-Match',
@@ -131,6 +131,32 @@ export function decorateDocument(document: Json): Json {
     ];
   }
   return document;
+}
+
+/**
+ * Parameters as code generators should type them: `page` and `per_page` as integers, the
+ * room id as a UUID, defaults stated. The server still validates the raw strings more
+ * strictly than these (a base-10 integer, no "1e1"), and still clamps a per_page above 100.
+ */
+export function forGenerators(parameter: Json): Json {
+  const { name, in: where } = parameter;
+  if (where === 'query' && name === 'page') {
+    return { ...parameter, schema: { type: 'integer', minimum: 1, default: 1, examples: [1] } };
+  }
+  if (where === 'query' && name === 'per_page') {
+    return {
+      ...parameter,
+      description:
+        'Page size, 1 to 100. Default 20. A value above 100 is not refused: it is treated as 100 (the effective page size is in meta.pagination.perPage).',
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20, examples: [20] },
+    };
+  }
+  if (where === 'query' && name === 'period')
+    return { ...parameter, schema: { ...parameter.schema, default: '30d' } };
+  if (where === 'path' && name === 'id') {
+    return { ...parameter, schema: { type: 'string', format: 'uuid' } };
+  }
+  return parameter;
 }
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {

@@ -11,6 +11,7 @@ import type { Database } from '../db/database.ts';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE, logCompletion } from '../http/errors.ts';
 import { createMetrics, type Metrics, metricsEndpoint, observeRequests, trackPool } from '../http/metrics.ts';
+import { forGenerators } from '../http/openapi.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import type { TypedFastify } from '../http/types.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -133,6 +134,8 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ adminToken: [] }],
     },
+    transformObject: (document) =>
+      typedParameters(structuredClone((document as { openapiObject: Json }).openapiObject)),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsEndpoint(app, metrics);
@@ -160,6 +163,19 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   };
   for (const routes of [teamRoutes, roomRoutes, trackingRoutes, webhookRoutes]) routes(app, routeDeps);
   return app;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON
+type Json = Record<string, any>;
+
+/** Page parameters typed as integers for code generators, as in the read API's document. */
+function typedParameters(document: Json): Json {
+  for (const path of Object.values<Json>(document.paths ?? {})) {
+    for (const operation of Object.values<Json>(path)) {
+      if (Array.isArray(operation.parameters)) operation.parameters = operation.parameters.map(forGenerators);
+    }
+  }
+  return document;
 }
 
 function idempotencyOf(request: FastifyRequest): WriteContext['idempotency'] {

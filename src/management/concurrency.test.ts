@@ -46,13 +46,13 @@ describe.each(storeKinds())('concurrent tracking writes over HTTP (%s store)', (
     const teamId = (await post('/teams', { name: 'Busy' })).body.data.id;
     const key = (await post(`/teams/${teamId}/keys`, {})).body.data as unknown as { key: string };
     const roomId = (await post(`/teams/${teamId}/deal-rooms`, { name: 'Hot room' })).body.data.id;
-    const documents = [];
+    const documents: string[] = [];
     for (const name of ['Deck', 'Model', 'Contracts']) {
       documents.push(
         (await post(`/deal-rooms/${roomId}/documents`, { name, status: 'published' })).body.data.id,
       );
     }
-    const links = [];
+    const links: string[] = [];
     for (const name of ['Investors', 'Advisors']) {
       links.push((await post(`/deal-rooms/${roomId}/links`, { name })).body.data.id);
     }
