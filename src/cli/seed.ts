@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../db/database.ts';
-import { datasetRecords } from '../import/dataset.ts';
-import { importRecords } from '../import/service.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/service.ts';
-import { DEMO_TEAM_ID, demoDataset } from '../seed/demo.ts';
+import { DEMO_TEAM_ID } from '../seed/demo.ts';
+import { writeDemo } from '../seed/write.ts';
 import type { Clock } from '../shared/clock.ts';
 import { type CommandContext, UsageError } from './context.ts';
 
@@ -31,7 +30,7 @@ export async function hasDemoTeam(db: Database): Promise<boolean> {
 
 /** Loads the demo dataset and returns a key of the demo team. */
 export async function seedDemo(db: Database, clock: Clock): Promise<string> {
-  await importRecords(db, clock, datasetRecords(demoDataset(clock.now())));
+  await writeDemo(db, clock);
   const { key } = await createApiKey(
     { db, clock, appUrl: '' },
     { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME },

@@ -7,9 +7,10 @@ export interface Team {
   createdAt: string;
 }
 
-export async function createTeam(ctx: WriteContext, input: { name: string }): Promise<Team> {
+/** A new team; `id` is for the demo seed, whose team keeps a fixed id across starts. */
+export async function createTeam(ctx: WriteContext, input: { name: string; id?: string }): Promise<Team> {
   return inWrite(ctx, async (tx) => {
-    const id = newId(tx.now.getTime());
+    const id = input.id ?? newId(tx.now.getTime());
     await tx.query('INSERT INTO teams (id, name, created_at) VALUES ($1, $2, $3)', [id, input.name, tx.now]);
     return { id, name: input.name, createdAt: tx.now.toISOString() };
   });
