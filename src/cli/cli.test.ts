@@ -67,6 +67,31 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     }
   });
 
+  it('starts the management API only with ADMIN_TOKEN, on its own port, with /metrics there', async () => {
+    const plain = await startServer([], env);
+    try {
+      expect(plain.output()).not.toMatch(/Management API/);
+      expect((await fetch(`${plain.base}/metrics`)).status).toBe(404);
+    } finally {
+      await plain.stop();
+    }
+    const token = 'a-long-enough-admin-token';
+    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
+    try {
+      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
+      expect(manage).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${manage}/teams`, { method: 'POST', headers, body: '{"name":"Live"}' });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${manage}/teams`, { method: 'POST', body: '{}' })).status).toBe(401);
+      const metrics = await fetch(`${manage}/metrics`, { headers });
+      expect(await metrics.text()).toMatch(/^dealroom_writes_total\{route="POST \/teams"\} 1$/m);
+      expect((await fetch(`${manage}/openapi.json`)).status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
   it('revokes a key while the server runs: it fails within one second', async () => {
     const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
     const key = created.stdout.trim();

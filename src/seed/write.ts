@@ -1,5 +1,5 @@
-import { createDealRoom, setDealRoomStatus } from '../deal-rooms/commands.ts';
 import type { Database } from '../db/database.ts';
+import { createDealRoom, setDealRoomStatus } from '../deal-rooms/commands.ts';
 import { createDocument } from '../documents/commands.ts';
 import { datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';

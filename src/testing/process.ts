@@ -48,7 +48,7 @@ export function startServer(args: string[], env: Record<string, string>): Promis
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      const match = /Analytics API listening on (http:\/\/[^\s]+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve({
