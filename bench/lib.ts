@@ -22,7 +22,11 @@ export interface Listening {
 }
 
 /** Starts a process that prints "listening on URL", and resolves with that URL. */
-export function startListening(command: string[], env: NodeJS.ProcessEnv): Promise<Listening> {
+export function startListening(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  pattern = /listening on (http:\/\/[^\s]+)/,
+): Promise<Listening & { output: () => string }> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = command as [string, ...string[]];
     const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -31,12 +35,13 @@ export function startListening(command: string[], env: NodeJS.ProcessEnv): Promi
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      const match = pattern.exec(output);
       if (!match?.[1]) return;
       clearTimeout(timer);
       resolve({
         child,
         base: match[1],
+        output: () => output,
         async stop() {
           child.kill('SIGTERM');
           await closed;
@@ -104,8 +109,9 @@ export async function load(
 }
 
 /** The highest event-loop delay the server saw since the previous scrape, in ms. */
-export async function eventLoopMaxMs(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+export async function eventLoopMaxMs(manage: { base: string; token: string }): Promise<number> {
+  const headers = { authorization: `Bearer ${manage.token}` };
+  const text = await (await fetch(`${manage.base}/metrics`, { headers })).text();
   const value = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1];
   return value === undefined ? Number.NaN : Number(value) * 1000;
 }

@@ -3,7 +3,8 @@
  * embedded store, each figure also a ratio to a bare Fastify route measured in the same run
  * (the machine is noisy: only ratios compare across runs). It generates the data set
  * (bench/generate.ts), imports it with the real `dealroom import`, starts the real
- * `dealroom serve`, and measures every endpoint with autocannon; then writes BENCHMARKS.md.
+ * `dealroom serve`, and measures every endpoint with autocannon, then view starts through the
+ * management API while reads run (bench/writes.ts); then writes BENCHMARKS.md.
  *
  *   npm run bench -- [--views N] [--stores postgres,embedded] [--seconds S] [--connections C]
  *
@@ -17,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
+import { benchWrites, type WriteReport } from './writes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,6 +48,7 @@ interface StoreReport {
   idleRssMiB: number;
   loadRssMiB: number;
   rows: Row[];
+  writes: WriteReport;
 }
 
 async function withDatabase<T>(work: (env: NodeJS.ProcessEnv) => Promise<T>, store: string, dir: string) {
@@ -92,10 +95,16 @@ async function benchStore(
         await dealroom(['keys', 'create', '--team', BENCH_TEAM_ID, '--name', 'bench'], env)
       ).stdout.trim();
 
+      const adminToken = 'bench-admin-token-0123456789';
       const server = await startListening(
         [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
-        env,
+        { ...env, ADMIN_TOKEN: adminToken, MANAGEMENT_PORT: '0' },
+        /Analytics API listening on (http:\/\/[^\s]+)/,
       );
+      const manage = {
+        base: /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '',
+        token: adminToken,
+      };
       const bare = await startListening(
         [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'bare.ts')],
         process.env,
@@ -137,20 +146,20 @@ async function benchStore(
             seconds: SECONDS,
             connections: CONNECTIONS,
           });
-          await eventLoopMaxMs(server.base); // resets the server's maximum
+          await eventLoopMaxMs(manage); // resets the server's maximum
           const result = await load(`${server.base}${path}`, {
             seconds: SECONDS,
             connections: CONNECTIONS,
             headers,
           });
-          rows.push({ name, bytes, bare: baseline, loopMaxMs: await eventLoopMaxMs(server.base), ...result });
+          rows.push({ name, bytes, bare: baseline, loopMaxMs: await eventLoopMaxMs(manage), ...result });
           console.log(
             `${store}: ${name}: ${result.rps.toFixed(0)} req/s (${(result.rps / baseline.rps).toFixed(2)}x bare), p99 ${result.p99} ms`,
           );
         }
         const { etag } = await get(`${busy}/analytics?period=all`);
         const baseline = await load(`${bare.base}/bytes/0`, { seconds: SECONDS, connections: CONNECTIONS });
-        await eventLoopMaxMs(server.base);
+        await eventLoopMaxMs(manage);
         const matched = await load(`${server.base}${busy}/analytics?period=all`, {
           seconds: SECONDS,
           connections: CONNECTIONS,
@@ -161,10 +170,23 @@ async function benchStore(
           name: 'If-None-Match matched (busy, all)',
           bytes: 0,
           bare: baseline,
-          loopMaxMs: await eventLoopMaxMs(server.base),
+          loopMaxMs: await eventLoopMaxMs(manage),
           ...matched,
         });
-        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB: stopSampling(), rows };
+        const loadRssMiB = stopSampling();
+        const writes = await benchWrites({
+          readBase: server.base,
+          manageBase: manage.base,
+          adminToken,
+          key,
+          busyRoomId: shape.busyRoomId,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+        });
+        console.log(
+          `${store}: view starts ${writes.viewStarts.rps.toFixed(0)}/s (p99 ${writes.viewStarts.p99} ms, ${writes.viewStarts.non2xx + writes.viewStarts.errors} failed); one room read ${writes.readDuringWrites.rps.toFixed(0)} req/s during, ${writes.readAlone.rps.toFixed(0)} alone`,
+        );
+        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB, rows, writes };
       } finally {
         await server.stop();
         await bare.stop();
@@ -196,6 +218,22 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
     const slowest = [...r.rows].sort((a, b) => b.p99 - a.p99)[0];
     if (pg && slowest)
       row(store, 'p99 under 50 ms', `highest ${slowest.p99} ms (${slowest.name})`, slowest.p99 < 50);
+    const w = r.writes;
+    const writeFailures = w.viewStarts.non2xx + w.viewStarts.errors;
+    if (pg) {
+      row(
+        store,
+        '>= 1,000 view starts/s (50 writers, reads running), no errors',
+        `${Math.round(w.viewStarts.rps).toLocaleString('en-US')}/s, p99 ${w.viewStarts.p99} ms, ${writeFailures} failed`,
+        w.viewStarts.rps >= 1000 && writeFailures === 0,
+      );
+    }
+    row(
+      store,
+      'reads during writes: no errors',
+      `one room ${Math.round(w.readDuringWrites.rps).toLocaleString('en-US')} req/s (${(w.readDuringWrites.rps / w.readAlone.rps).toFixed(2)} × alone), p99 ${w.readDuringWrites.p99} ms`,
+      w.readDuringWrites.non2xx + w.readDuringWrites.errors === 0,
+    );
     const failed = r.rows.reduce((n, x) => n + x.non2xx + x.errors, 0);
     row(store, 'no non-2xx, no errors', String(failed), failed === 0);
     for (const period of ['7d', '30d', '90d', 'all']) {
@@ -270,6 +308,17 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
         `| ${row.name} | ${row.bytes} | ${row.rps.toFixed(0)} | ${(row.rps / row.bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.non2xx + row.errors} | ${row.loopMaxMs.toFixed(0)} |`,
       );
     }
+    const w = r.writes;
+    lines.push(
+      '',
+      `Writes: view starts (\`POST /links/{id}/views\` on the busy room; a quarter new viewers, the rest returning) from ${CONNECTIONS} writers, while ${CONNECTIONS} readers fetch the busy room:`,
+      '',
+      '| load | req/s | p50 ms | p99 ms | failed |',
+      '|---|---:|---:|---:|---:|',
+      `| view starts | ${w.viewStarts.rps.toFixed(0)} | ${w.viewStarts.p50} | ${w.viewStarts.p99} | ${w.viewStarts.non2xx + w.viewStarts.errors} |`,
+      `| one room (busy), during the writes | ${w.readDuringWrites.rps.toFixed(0)} | ${w.readDuringWrites.p50} | ${w.readDuringWrites.p99} | ${w.readDuringWrites.non2xx + w.readDuringWrites.errors} |`,
+      `| one room (busy), alone just before | ${w.readAlone.rps.toFixed(0)} | ${w.readAlone.p50} | ${w.readAlone.p99} | ${w.readAlone.non2xx + w.readAlone.errors} |`,
+    );
     lines.push('');
   }
   lines.push(...targets(shape, reports));

@@ -19,14 +19,32 @@ const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
 
 /** Views started (with the duration they already have: 0 live, the whole one on import). */
 export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
+  const room = await applyViewersOfViews(tx, rows);
+  await room();
+}
+
+/**
+ * The first half of applyViewsStarted: each viewer's figures. It returns the second half,
+ * the per-document, per-day and room figures, for the caller to run as the last statement of
+ * its transaction: those rows are the ones every writer of a busy room waits for, so their
+ * locks should be held for as short a time as possible (a live view records its events in
+ * between). `viewersLocked`: the caller already holds the viewers FOR UPDATE.
+ */
+export async function applyViewersOfViews(
+  tx: Queryable,
+  rows: Rows,
+  options: { viewersLocked?: boolean } = {},
+): Promise<() => Promise<void>> {
   const from = `(${rows.sql}) s`;
   // Lock the viewers first, in a statement of its own: the next statement then sees every
   // view committed before the lock was granted, so two concurrent first views of one
   // document by one viewer count it once.
-  await tx.query(
-    `SELECT 1 FROM viewers WHERE id IN (SELECT DISTINCT viewer_id FROM ${from}) ORDER BY id FOR UPDATE`,
-    rows.params,
-  );
+  if (!options.viewersLocked) {
+    await tx.query(
+      `SELECT 1 FROM viewers WHERE id IN (SELECT DISTINCT viewer_id FROM ${from}) ORDER BY id FOR UPDATE`,
+      rows.params,
+    );
+  }
   const moves = await tx.query<{ room: string; day: string; latest: number; added: number }>(
     `WITH agg AS (
        SELECT viewer_id, count(*)::int AS n, sum(duration_seconds) AS duration, min(started_at) AS first_at
@@ -79,6 +97,16 @@ export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void
   // A viewer whose latest view moves from one day to another moves one unit of
   // latest_viewers between them; a viewer's first view adds one unique viewer to the room.
   const n = rows.params.length;
+  return () => applyRoomViews(tx, from, rows.params, n, moves);
+}
+
+async function applyRoomViews(
+  tx: Queryable,
+  from: string,
+  params: unknown[],
+  n: number,
+  moves: { room: string; day: string; latest: number; added: number }[],
+): Promise<void> {
   await tx.query(
     `WITH moves AS (
        SELECT * FROM unnest($${n + 1}::uuid[], $${n + 2}::date[], $${n + 3}::int[], $${n + 4}::int[])
@@ -122,7 +150,7 @@ export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void
        LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id
       WHERE r.id = a.deal_room_id`,
     [
-      ...rows.params,
+      ...params,
       moves.map((m) => m.room),
       moves.map((m) => m.day),
       moves.map((m) => m.latest),

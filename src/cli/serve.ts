@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { type Config, parsePort } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
+import { openPostgres } from '../db/postgres.ts';
 import type { HealthCheck } from '../health/routes.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
@@ -42,6 +44,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     else logger.error({ err }, 'database unreachable: requests fail with 500 until it answers again');
   });
   let control: Server | undefined;
+  let writeDb: Database | undefined;
   let stopLimiter: (() => Promise<void>) | undefined;
   try {
     await migrate(db);
@@ -96,8 +99,18 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     let management: Awaited<ReturnType<typeof buildManagementApp>> | undefined;
     try {
       if (config.management.adminToken) {
+        // On PostgreSQL the writes get a pool of their own: a burst of tracking writes
+        // waiting on a busy room's row locks cannot take the connections reads need.
+        writeDb = config.databaseUrl
+          ? await openPostgres({
+              connectionString: config.databaseUrl,
+              maxConnections: config.pool.size,
+              maxWaiting: config.pool.maxWaiting,
+              maxWaitMs: config.pool.maxWaitMs,
+            })
+          : undefined;
         management = await buildManagementApp({
-          db,
+          db: writeDb ?? db,
           clock,
           appUrl: config.appUrl,
           adminToken: config.management.adminToken,
@@ -166,6 +179,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   } finally {
     control?.close();
     await stopLimiter?.();
+    await writeDb?.close();
     await db.close();
   }
 

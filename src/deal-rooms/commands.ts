@@ -2,6 +2,7 @@ import { applyTeamRooms } from '../aggregates/deltas.ts';
 import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../outbox/record.ts';
 import { isUuid, newId } from '../shared/ids.ts';
+import { exclusiveGuards } from '../write/guards.ts';
 import { loadRoom, type RoomRecord, teamExists } from '../write/load.ts';
 import { removeRoomEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
@@ -82,10 +83,15 @@ export async function setDealRoomStatus(
 export async function deleteDealRoom(ctx: WriteContext, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound();
   await inWrite(ctx, async (tx) => {
-    // FOR UPDATE waits for tracking writes in flight (they hold the room FOR KEY SHARE) and
-    // holds off new ones until the room is gone.
+    // FOR UPDATE holds off new links; the guards of the room's links wait for the tracking
+    // writes in flight and hold off new ones until the room is gone (write/guards.ts).
     const room = await loadRoom(tx, id, 'update');
     if (!room) throw notFound();
+    const links = await tx.query<{ id: string }>('SELECT id FROM links WHERE deal_room_id = $1', [id]);
+    await exclusiveGuards(
+      tx,
+      links.map((link) => link.id),
+    );
     await removeRoomEvents(tx, id);
     // Documents, links, viewers and rollups go with the room (ON DELETE CASCADE).
     await tx.query('DELETE FROM deal_rooms WHERE id = $1', [id]);

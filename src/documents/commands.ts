@@ -2,6 +2,7 @@ import { applyRoomContents } from '../aggregates/deltas.ts';
 import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../outbox/record.ts';
 import { isUuid, newId } from '../shared/ids.ts';
+import { exclusiveGuards } from '../write/guards.ts';
 import { type DocumentRecord, loadDocument, loadRoom } from '../write/load.ts';
 import { removeDocumentEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
@@ -138,7 +139,8 @@ export async function setDocumentPublished(
 export async function deleteDocument(ctx: WriteContext, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound();
   await inWrite(ctx, async (tx) => {
-    // FOR UPDATE waits for views and downloads in flight (they hold it FOR KEY SHARE).
+    // Waits for the views and downloads in flight, and holds off new ones (write/guards.ts).
+    await exclusiveGuards(tx, [id]);
     const document = await loadDocument(tx, id, 'update');
     if (!document) throw notFound();
     await removeDocumentEvents(tx, document.deal_room_id, id);

@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../outbox/record.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { hashPassword } from '../shared/passwords.ts';
+import { exclusiveGuards } from '../write/guards.ts';
 import { type LinkRecord, loadLink, loadRoom } from '../write/load.ts';
 import { removeLinkEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
@@ -140,6 +141,8 @@ export async function deactivateLink(ctx: WriteContext, id: string): Promise<Man
 export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound();
   await inWrite(ctx, async (tx) => {
+    // Waits for the tracking writes in flight, and holds off new ones (write/guards.ts).
+    await exclusiveGuards(tx, [id]);
     const link = await loadLink(tx, id, 'update');
     if (!link) throw notFound();
     await removeLinkEvents(tx, link.deal_room_id, id);

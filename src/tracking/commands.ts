@@ -1,9 +1,10 @@
-import { applyDownloads, applyViewDuration, applyViewsStarted, applyVisits } from '../aggregates/deltas.ts';
+import { applyDownloads, applyViewDuration, applyViewersOfViews, applyVisits } from '../aggregates/deltas.ts';
 import { downloadRows, viewRows, visitRows } from '../aggregates/rows.ts';
 import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../outbox/record.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { toViewer } from '../viewers/service.ts';
+import { shareGuards } from '../write/guards.ts';
 import { loadViewer } from '../write/load.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import { lockViewer, type ViewerInput, viewerIdentity } from './viewers.ts';
@@ -90,7 +91,8 @@ export async function startView(
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [view.id, view.dealRoomId, view.documentId, linkId, view.viewerId, view.viewerName, startedAt],
     );
-    await applyViewsStarted(tx, viewRows([view]));
+    // The viewer's figures now; the room's hot rows last, after the events (see deltas.ts).
+    const roomFigures = await applyViewersOfViews(tx, viewRows([view]), { viewersLocked: true });
     const rendered = renderView(view);
     await recordEvent(tx, target.teamId, 'view.started', rendered);
     const returned =
@@ -103,6 +105,7 @@ export async function startView(
         dealRoomId: target.roomId,
       });
     }
+    await roomFigures();
     return rendered;
   });
 }
@@ -218,8 +221,8 @@ interface LinkTarget {
 
 /**
  * The link an event comes through, checked open (enabled, not expired), and the document
- * it shows. Both, and their room, are held FOR KEY SHARE: a concurrent delete waits for
- * this write, and this write sees no deleted link or document.
+ * it shows. Both are guarded (write/guards.ts): a concurrent delete waits for this write,
+ * and this write sees no deleted link or document.
  */
 async function openLink(
   tx: WriteTx,
@@ -227,6 +230,8 @@ async function openLink(
   documentId: string | undefined,
   hasEmail: boolean,
 ): Promise<LinkTarget> {
+  // Before reading: a deletion that holds them has committed by the time this reads.
+  await shareGuards(tx, documentId !== undefined && isUuid(documentId) ? [linkId, documentId] : [linkId]);
   const [link] = await tx.query<{
     deal_room_id: string;
     team_id: string;
@@ -238,7 +243,7 @@ async function openLink(
   }>(
     `SELECT l.deal_room_id, r.team_id, l.enabled, l.expires_at, l.requires_email, l.allow_download, l.all_documents
        FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
-      WHERE l.id = $1 FOR KEY SHARE OF l, r`,
+      WHERE l.id = $1`,
     [linkId],
   );
   if (!link) throw linkNotFound();
@@ -256,8 +261,7 @@ async function openLink(
   const [document] = await tx.query<{ download_override: boolean | null }>(
     `SELECT d.download_override FROM documents d
       WHERE d.id = $1 AND d.deal_room_id = $2 AND d.status = 'published'
-        AND ($3 OR EXISTS (SELECT 1 FROM link_documents ld WHERE ld.link_id = $4 AND ld.document_id = d.id))
-      FOR KEY SHARE OF d`,
+        AND ($3 OR EXISTS (SELECT 1 FROM link_documents ld WHERE ld.link_id = $4 AND ld.document_id = d.id))`,
     [documentId, link.deal_room_id, link.all_documents, linkId],
   );
   if (!document) throw documentNotFound();
