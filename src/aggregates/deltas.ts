@@ -184,38 +184,46 @@ export async function applyViewDuration(
   );
 }
 
-/** Visits: clicks per link, per day and link. */
-export async function applyVisits(tx: Queryable, rows: Rows): Promise<void> {
+/**
+ * Visits: clicks per link, per day and link. `sign` -1 takes removed visits off (their link
+ * or room is deleted); the per-day rows they were counted in exist, so the upsert updates.
+ */
+export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
   const from = `(${rows.sql}) s`;
+  const n = `$${rows.params.length + 1}::int`;
   await tx.query(
     `WITH per_link_day AS (
        INSERT INTO room_daily_visits (deal_room_id, day, link_id, visits)
-       SELECT deal_room_id, ${day('at')}, link_id, count(*) FROM ${from} GROUP BY 1, 2, 3
+       SELECT deal_room_id, ${day('at')}, link_id, count(*) * ${n} FROM ${from} GROUP BY 1, 2, 3
        ON CONFLICT (deal_room_id, day, link_id) DO UPDATE
           SET visits = room_daily_visits.visits + excluded.visits
        RETURNING 1
      )
      UPDATE links l SET total_clicks = l.total_clicks + a.n
-       FROM (SELECT link_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
+       FROM (SELECT link_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1) a
       WHERE l.id = a.link_id`,
-    rows.params,
+    [...rows.params, sign],
   );
 }
 
-/** Downloads (those allowed; a refused download is not one): per day and per room. */
-export async function applyDownloads(tx: Queryable, rows: Rows): Promise<void> {
+/**
+ * Downloads (those allowed; a refused download is not one): per day and per room. `sign` -1
+ * takes removed downloads off.
+ */
+export async function applyDownloads(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
   const from = `(${rows.sql}) s`;
+  const n = `$${rows.params.length + 1}::int`;
   await tx.query(
     `WITH per_day AS (
        INSERT INTO room_daily (deal_room_id, day, downloads)
-       SELECT deal_room_id, ${day('at')}, count(*) FROM ${from} GROUP BY 1, 2
+       SELECT deal_room_id, ${day('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2
        ON CONFLICT (deal_room_id, day) DO UPDATE SET downloads = room_daily.downloads + excluded.downloads
        RETURNING 1
      )
      UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n
-       FROM (SELECT deal_room_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
+       FROM (SELECT deal_room_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1) a
       WHERE r.id = a.deal_room_id`,
-    rows.params,
+    [...rows.params, sign],
   );
 }
 

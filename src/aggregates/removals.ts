@@ -2,8 +2,9 @@ import type { Queryable } from '../db/database.ts';
 import type { Rows } from './rows.ts';
 
 /**
- * The delta module's other half: events removed with the document, link or room they
- * belong to, taken off every figure they were counted in. Like the additions, call these
+ * The delta module's other half for views: views removed with the document, link or room
+ * they belong to, taken off every figure they were counted in (visits and downloads are
+ * taken off by applyVisits and applyDownloads with sign -1). Like the additions, call these
  * after the event rows themselves are deleted (a viewer is recomputed from the views left),
  * with the same lock order: viewers, then per-day and per-document rows, then the room.
  *
@@ -115,40 +116,5 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
       moves.map((m) => m.latest),
       moves.map((m) => m.added),
     ],
-  );
-}
-
-/** Visits removed: clicks per link and per day and link. */
-export async function applyVisitsRemoved(tx: Queryable, rows: Rows): Promise<void> {
-  const from = `(${rows.sql}) s`;
-  await tx.query(
-    `WITH per_link_day AS (
-       UPDATE room_daily_visits x SET visits = x.visits - a.n
-         FROM (SELECT deal_room_id, ${day('at')} AS day, link_id, count(*)::int AS n
-                 FROM ${from} GROUP BY 1, 2, 3) a
-        WHERE x.deal_room_id = a.deal_room_id AND x.day = a.day AND x.link_id = a.link_id
-       RETURNING 1
-     )
-     UPDATE links l SET total_clicks = l.total_clicks - a.n
-       FROM (SELECT link_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
-      WHERE l.id = a.link_id`,
-    rows.params,
-  );
-}
-
-/** Downloads removed: per day and per room. */
-export async function applyDownloadsRemoved(tx: Queryable, rows: Rows): Promise<void> {
-  const from = `(${rows.sql}) s`;
-  await tx.query(
-    `WITH per_day AS (
-       UPDATE room_daily x SET downloads = x.downloads - a.n
-         FROM (SELECT deal_room_id, ${day('at')} AS day, count(*)::int AS n FROM ${from} GROUP BY 1, 2) a
-        WHERE x.deal_room_id = a.deal_room_id AND x.day = a.day
-       RETURNING 1
-     )
-     UPDATE deal_rooms r SET total_downloads = r.total_downloads - a.n
-       FROM (SELECT deal_room_id, count(*)::int AS n FROM ${from} GROUP BY 1) a
-      WHERE r.id = a.deal_room_id`,
-    rows.params,
   );
 }

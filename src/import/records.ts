@@ -11,6 +11,11 @@ export type ViewerIdentity =
   | { kind: 'email'; email: string; name: string }
   | { kind: 'visitor'; visitorId: string; name: string };
 
+/** The key that makes one viewer of a room (viewers.identity). */
+export function identityKey(viewer: ViewerIdentity): string {
+  return viewer.kind === 'email' ? `email:${viewer.email}` : `visitor:${viewer.visitorId}`;
+}
+
 export interface TeamRecord {
   id: string;
   name: string;

@@ -13,6 +13,7 @@ import {
   type DocumentRecord,
   ImportError,
   type ImportRecord,
+  identityKey,
   type LinkRecord,
   type RecordType,
   type ViewerIdentity,
@@ -296,7 +297,7 @@ export class ImportWriter {
       for (const row of rows) this.viewers.set(`${roomId}\u0000${row.identity}`, row.id);
       this.loadedRooms.add(roomId);
     }
-    const identity = viewer.kind === 'email' ? `email:${viewer.email}` : `visitor:${viewer.visitorId}`;
+    const identity = identityKey(viewer);
     const key = `${roomId}\u0000${identity}`;
     let id = this.viewers.get(key);
     if (!id) {

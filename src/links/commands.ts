@@ -111,13 +111,14 @@ export async function updateLink(ctx: WriteContext, id: string, changes: LinkCha
       );
       if (changes.documentIds !== undefined) await setDocuments(tx, id, changes.documentIds);
       const after = await loadLink(tx, id);
+      if (!after) throw notFound();
       // A new password is a change even when the rest reads the same.
       if (JSON.stringify(after) === before && !changes.password) return managed(ctx, tx, link);
       await tx.query('UPDATE links SET updated_at = $2 WHERE id = $1', [id, tx.now]);
       await applyRoomContents(tx, [
         { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
       ]);
-      return changed(tx, ctx, id, 'link.updated');
+      return recordChange(tx, ctx, after, 'link.updated');
     }),
   );
 }
@@ -168,10 +169,20 @@ async function changed(
   tx: WriteTx,
   ctx: WriteContext,
   id: string,
-  type: 'link.created' | 'link.updated' | 'link.deactivated',
+  type: 'link.created' | 'link.deactivated',
 ): Promise<ManagedLink> {
   const link = await loadLink(tx, id);
   if (!link) throw notFound();
+  return recordChange(tx, ctx, link, type);
+}
+
+/** The link's event, rendered as the read API shows it, and the management answer. */
+async function recordChange(
+  tx: WriteTx,
+  ctx: WriteContext,
+  link: LinkRecord,
+  type: 'link.created' | 'link.updated' | 'link.deactivated',
+): Promise<ManagedLink> {
   await recordEvent(tx, link.team_id, type, toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
   return managed(ctx, tx, link);
 }

@@ -28,16 +28,6 @@ export const DataPage = <T extends TSchema>(item: T) =>
     strict,
   );
 
-export const PageQuery = Type.Object({
-  page: Type.Optional(Type.String({ pattern: '^0*[1-9][0-9]{0,8}$', description: 'Page number, from 1' })),
-  per_page: Type.Optional(
-    Type.String({
-      pattern: '^0*[1-9][0-9]{0,8}$',
-      description: 'Page size, 1 to 100 (default 20; above 100 is 100)',
-    }),
-  ),
-});
-
 // Teams and keys
 export const TeamSchema = Type.Object(
   { id: Uuid(), name: Type.String(), createdAt: Timestamp('When it was created') },

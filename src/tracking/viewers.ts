@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors.ts';
-import type { ViewerIdentity } from '../import/records.ts';
+import { identityKey, type ViewerIdentity } from '../import/records.ts';
 import type { WriteTx } from '../write/transaction.ts';
 
 /** A viewer as the tracking front end sends it: an email (and name), or an anonymous visitor id. */
@@ -44,7 +44,7 @@ export async function lockViewer(
   viewer: ViewerIdentity,
   newId: string,
 ): Promise<LockedViewer> {
-  const identity = viewer.kind === 'email' ? `email:${viewer.email}` : `visitor:${viewer.visitorId}`;
+  const identity = identityKey(viewer);
   await tx.query(
     `INSERT INTO viewers (id, deal_room_id, identity, email, created_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (deal_room_id, identity) DO NOTHING`,

@@ -28,9 +28,10 @@ export interface DeadLetter {
   lastError: string | null;
 }
 
+/** A page: its size, and how many items come before it (a bigint as text). */
 export interface Window {
   limit: number;
-  offset: number;
+  offset: string;
 }
 
 /** An endpoint's recent attempts, newest first, and how many it has. */
@@ -58,7 +59,7 @@ export async function listAttempts(
            FROM webhook_attempts a JOIN webhook_events ev ON ev.id = a.event_id
           WHERE a.endpoint_id = e.id
           ORDER BY a.attempted_at DESC, a.id DESC
-          LIMIT $2 OFFSET $3
+          LIMIT $2 OFFSET $3::bigint
        ) p ON true
       WHERE e.id = $1`,
     [endpointId, window.limit, window.offset],
@@ -112,7 +113,7 @@ export async function listDeadLetters(
   );
   const rows = await db.query<DeadLetterRow>(
     `${DEAD_LETTER} WHERE dl.team_id = $1 AND dl.replayed_at IS NULL
-      ORDER BY dl.failed_at DESC, dl.id LIMIT $2 OFFSET $3`,
+      ORDER BY dl.failed_at DESC, dl.id LIMIT $2 OFFSET $3::bigint`,
     [teamId, window.limit, window.offset],
   );
   return { total: count?.n ?? 0, items: rows.map(toDeadLetter) };

@@ -1,4 +1,5 @@
-import { applyDownloadsRemoved, applyViewsRemoved, applyVisitsRemoved } from '../aggregates/removals.ts';
+import { applyDownloads, applyVisits } from '../aggregates/deltas.ts';
+import { applyViewsRemoved } from '../aggregates/removals.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
 import type { Queryable } from '../db/database.ts';
 
@@ -33,7 +34,7 @@ export async function removeLinkEvents(tx: Queryable, roomId: string, linkId: st
   await removeViews(tx, roomId, 'link_id = $2', [linkId]);
   await removeDownloads(tx, roomId, 'link_id = $2', [linkId]);
   await moveDeleted(tx, 'visits', VISIT_COLUMNS, 'deal_room_id = $1 AND link_id = $2', [roomId, linkId]);
-  await applyVisitsRemoved(tx, tableRows('removed_visits', VISIT_COLUMNS));
+  await applyVisits(tx, tableRows('removed_visits', VISIT_COLUMNS), -1);
   await tx.query('DELETE FROM download_refusals WHERE deal_room_id = $1 AND link_id = $2', [roomId, linkId]);
 }
 
@@ -56,7 +57,7 @@ async function removeDownloads(
   params: unknown[],
 ): Promise<void> {
   await moveDeleted(tx, 'downloads', DOWNLOAD_COLUMNS, `deal_room_id = $1 AND ${where}`, [roomId, ...params]);
-  await applyDownloadsRemoved(tx, tableRows('removed_downloads', DOWNLOAD_COLUMNS));
+  await applyDownloads(tx, tableRows('removed_downloads', DOWNLOAD_COLUMNS), -1);
 }
 
 /** Deletes the matching rows of `table` into a temporary `removed_<table>`, dropped at commit. */

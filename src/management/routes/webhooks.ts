@@ -1,3 +1,5 @@
+import { pageWindow } from '../../http/envelope.ts';
+import { PaginationQuery, toPageRequest } from '../../http/query.ts';
 import type { TypedFastify } from '../../http/types.ts';
 import { listAttempts, listDeadLetters, replayDeadLetter } from '../../webhooks/dead-letters.ts';
 import {
@@ -20,10 +22,9 @@ import {
   EndpointSchema,
   EndpointWithSecretSchema,
   IdParams,
-  PageQuery,
   TeamParams,
 } from '../schemas.ts';
-import { answers, NO_CONTENT, pageOf, paginated } from './common.ts';
+import { answers, NO_CONTENT, paginated } from './common.ts';
 
 export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteDeps): void {
   const tags = ['Webhooks'];
@@ -138,13 +139,13 @@ export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteD
         tags,
         summary: 'Delivery attempts to this endpoint, newest first',
         params: IdParams,
-        querystring: PageQuery,
+        querystring: PaginationQuery,
         response: answers(200, DataPage(AttemptSchema), 400, 404),
       },
     },
     async (request) => {
-      const page = pageOf(request.query);
-      const { items, total } = await listAttempts(db, request.params.id, page);
+      const page = toPageRequest(request.query);
+      const { items, total } = await listAttempts(db, request.params.id, pageWindow(page));
       return paginated(items, total, page);
     },
   );
@@ -157,13 +158,13 @@ export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteD
         tags,
         summary: "The team's dead letters not yet replayed, latest failure first",
         params: TeamParams,
-        querystring: PageQuery,
+        querystring: PaginationQuery,
         response: answers(200, DataPage(DeadLetterSchema), 400, 404),
       },
     },
     async (request) => {
-      const page = pageOf(request.query);
-      const { items, total } = await listDeadLetters(db, request.params.teamId, page);
+      const page = toPageRequest(request.query);
+      const { items, total } = await listDeadLetters(db, request.params.teamId, pageWindow(page));
       return paginated(items, total, page);
     },
   );
