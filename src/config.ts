@@ -25,6 +25,8 @@ export interface Config {
     allowPrivateUrls: boolean;
     /** The first retry's delay; each next one is 4 times longer. */
     retryBaseMs: number;
+    /** How long a receiver has to answer (10 s, as the contract says; shorter in tests). */
+    timeoutMs: number;
   };
 }
 
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const webhooks = {
     allowPrivateUrls: allowPrivate === 'true',
     retryBaseMs: positive('WEBHOOK_RETRY_BASE_MS', 30_000),
+    timeoutMs: positive('WEBHOOK_TIMEOUT_MS', 10_000),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -8,20 +8,27 @@ import { runInServer } from './control.ts';
 import { EXPORT_USAGE, exportCommand } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { serve } from './serve.ts';
+import { WEBHOOKS_USAGE } from './webhooks.ts';
+import { workerCommand } from './worker.ts';
 
 const USAGE = `usage: dealroom <command>
 
-  serve [--port N] [--host H] [--demo]   run the read API (default 127.0.0.1:8080);
-                                         --demo loads demo data into an empty database
-                                         and prints a key to try
+  serve [--port N] [--host H] [--demo] [--no-worker]
+                                         run the read API (default 127.0.0.1:8080), the
+                                         management API when ADMIN_TOKEN is set, and the
+                                         webhook worker unless --no-worker; --demo loads
+                                         demo data into an empty database and prints a key
+  worker                                 deliver webhooks (run any number on PostgreSQL)
   migrate                                bring the database schema up to date
   import FILE                            load a .json or .ndjson file, all or nothing
   seed --demo                            fill an empty database with demo data; prints a key
 ${KEYS_USAGE.replace(/^/gm, '  ')}
+${WEBHOOKS_USAGE.replace(/^/gm, '  ')}
 ${EXPORT_USAGE.replace(/^/gm, '  ')}
 
 Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
-embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL.`;
+embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
+ADMIN_TOKEN, MANAGEMENT_PORT, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -41,6 +48,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'serve') return await serve(config, args);
+    if (command === 'worker') return await workerCommand(config, args);
     if (command === 'export') {
       await exportCommand(args);
       return 0;

@@ -8,15 +8,17 @@ import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
 import { openPostgres } from '../db/postgres.ts';
 import type { HealthCheck } from '../health/routes.ts';
-import { createMetrics } from '../http/metrics.ts';
+import { createMetrics, trackWebhookQueue } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
 import { createRateLimiter } from '../rate-limit/create.ts';
 import { systemClock } from '../shared/clock.ts';
+import type { DeliveryWorker } from '../webhooks/worker.ts';
 import { runCaptured } from './commands.ts';
 import { UsageError } from './context.ts';
 import { controlSocketPath, startControlServer } from './control.ts';
 import { createLogger } from './logger.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed.ts';
+import { startWorker } from './worker.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -30,7 +32,12 @@ const DRAIN_QUIET_MS = 300;
 export async function serve(config: Readonly<Config>, args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, demo: { type: 'boolean' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      demo: { type: 'boolean' },
+      'no-worker': { type: 'boolean' },
+    },
   });
   const problems: string[] = [];
   const port = parsePort(values.port, config.port, '--port', problems);
@@ -45,6 +52,8 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   });
   let control: Server | undefined;
   let writeDb: Database | undefined;
+  let workerDb: Database | undefined;
+  let worker: DeliveryWorker | undefined;
   let stopLimiter: (() => Promise<void>) | undefined;
   try {
     await migrate(db);
@@ -59,6 +68,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       config.redisKeyPrefix,
     );
     stopLimiter = () => limiter.close();
+    trackWebhookQueue(metrics, db, clock);
     let closing = false;
     // From the signal on, /readyz answers 503 so a load balancer stops sending requests,
     // while every request already received is still answered.
@@ -117,6 +127,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           logger,
           metrics,
+          onEvents: () => worker?.wake(),
         });
         trackActivity(management);
         const managementBase = await management.listen({
@@ -141,6 +152,13 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       await management?.close();
       await app.close();
       throw err;
+    }
+    if (!values['no-worker']) {
+      // On PostgreSQL the worker's claims and records get connections of their own.
+      workerDb = config.databaseUrl
+        ? await openPostgres({ connectionString: config.databaseUrl, maxConnections: 4 })
+        : undefined;
+      worker = startWorker(config, workerDb ?? db, logger, metrics);
     }
     console.log(`Deal Room Analytics API listening on ${base} (${db.kind} store)`);
     if (demoKey) printDemo(base, demoKey);
@@ -172,13 +190,15 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       app.server.closeAllConnections();
       management?.server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
-    await Promise.all([app.close(), management?.close()]);
+    await Promise.all([app.close(), management?.close(), worker?.stop()]);
     clearTimeout(cut);
     logger.info('stopped');
     return 0;
   } finally {
     control?.close();
     await stopLimiter?.();
+    await worker?.stop();
+    await workerDb?.close();
     await writeDb?.close();
     await db.close();
   }

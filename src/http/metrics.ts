@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import { queueStats } from '../webhooks/queue.ts';
 
 /** The service's Prometheus metrics, one registry per app so tests do not share counts. */
 export function createMetrics() {
@@ -24,6 +26,17 @@ export function createMetrics() {
       name: 'dealroom_events_recorded_total',
       help: 'Webhook events recorded in the outbox, by type',
       labelNames: ['type'] as const,
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'dealroom_webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by result (succeeded or failed)',
+      labelNames: ['result'] as const,
+      registers: [registry],
+    }),
+    webhookDeadLetters: new Counter({
+      name: 'dealroom_webhook_dead_letters_total',
+      help: 'Deliveries this process moved to the dead-letter queue',
       registers: [registry],
     }),
     failures: new Counter({
@@ -110,6 +123,54 @@ export function trackPool(metrics: Metrics, db: Database): void {
     registers,
     collect() {
       this.set(db.poolStats().waiting);
+    },
+  });
+}
+
+/**
+ * The webhook queue as every worker shares it, read from the database when /metrics is
+ * scraped: deliveries pending, the oldest one's age, dead letters not replayed.
+ */
+export function trackWebhookQueue(metrics: Metrics, db: Database, clock: Clock): void {
+  if (metrics.registry.getSingleMetric('dealroom_webhook_queue_depth')) return;
+  const registers = [metrics.registry];
+  let reading: Promise<Awaited<ReturnType<typeof queueStats>> | undefined> | undefined;
+  // One query serves the three gauges of a scrape.
+  const stats = () => {
+    reading ??= queueStats(db, clock.now())
+      .catch(() => undefined)
+      .finally(() =>
+        setTimeout(() => {
+          reading = undefined;
+        }, 100).unref(),
+      );
+    return reading;
+  };
+  new Gauge({
+    name: 'dealroom_webhook_queue_depth',
+    help: 'Webhook deliveries pending (due, waiting for a retry, or being attempted)',
+    registers,
+    async collect() {
+      const read = await stats();
+      if (read) this.set(read.pending);
+    },
+  });
+  new Gauge({
+    name: 'dealroom_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest pending webhook delivery',
+    registers,
+    async collect() {
+      const read = await stats();
+      if (read) this.set(read.oldestPendingSeconds);
+    },
+  });
+  new Gauge({
+    name: 'dealroom_webhook_dead_letters',
+    help: 'Dead letters not replayed',
+    registers,
+    async collect() {
+      const read = await stats();
+      if (read) this.set(read.deadLetters);
     },
   });
 }

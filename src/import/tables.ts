@@ -42,6 +42,7 @@ export const COLUMNS = {
     ['all_documents', 'bool'],
     ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'],
+    ['expiry_announced_for', 'timestamptz'],
   ],
   link_documents: [
     ['link_id', 'uuid'],

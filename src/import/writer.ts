@@ -212,6 +212,8 @@ export class ImportWriter {
         record.documentIds === null,
         record.createdAt,
         record.createdAt,
+        // History: an expiry already past when it is imported raises no link.expired.
+        record.expiresAt !== null && record.expiresAt.getTime() <= Date.now() ? record.expiresAt : null,
       ],
       where,
     );

@@ -51,8 +51,9 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
       const id = newId(tx.now.getTime());
       await tx.query(
         `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
-                            allow_download, all_documents, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+                            allow_download, all_documents, created_at, updated_at, expiry_announced_for)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11,
+                 CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END)`,
         [
           id,
           roomId,
@@ -91,6 +92,9 @@ export async function updateLink(ctx: WriteContext, id: string, changes: LinkCha
                 enabled = coalesce($4, enabled), requires_email = coalesce($5, requires_email),
                 password_hash = CASE WHEN $6 THEN $7 ELSE password_hash END,
                 expires_at = CASE WHEN $8 THEN $9 ELSE expires_at END,
+                -- An expiry moved from one past time to another is not a new expiry.
+                expiry_announced_for = CASE WHEN $8 AND $9::timestamptz <= $13 AND expires_at <= $13 THEN $9::timestamptz
+                                            ELSE expiry_announced_for END,
                 allow_download = coalesce($10, allow_download),
                 all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END
           WHERE id = $1`,
@@ -107,6 +111,7 @@ export async function updateLink(ctx: WriteContext, id: string, changes: LinkCha
           changes.allowDownload ?? null,
           changes.documentIds !== undefined,
           changes.documentIds === null,
+          tx.now,
         ],
       );
       if (changes.documentIds !== undefined) await setDocuments(tx, id, changes.documentIds);
@@ -155,6 +160,37 @@ export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
   });
 }
 
+/** Links expired by now whose expiry was not yet announced, taken at most this many per transaction. */
+const EXPIRIES_PER_TRANSACTION = 100;
+
+/**
+ * Raises link.expired for every link whose expiresAt has passed since it was set, once per
+ * expiry: a link whose expiry is moved later raises it again when that one passes. Links
+ * another worker is announcing are skipped. Returns how many were raised.
+ */
+export async function raiseLinkExpiries(ctx: WriteContext): Promise<number> {
+  let raised = 0;
+  for (;;) {
+    const count = await inWrite(ctx, async (tx) => {
+      const due = await tx.query<{ id: string }>(
+        `SELECT id FROM links
+          WHERE expires_at <= $1 AND expiry_announced_for IS DISTINCT FROM expires_at
+          ORDER BY expires_at LIMIT $2
+          FOR NO KEY UPDATE SKIP LOCKED`,
+        [tx.now, EXPIRIES_PER_TRANSACTION],
+      );
+      for (const { id } of due) {
+        await tx.query('UPDATE links SET expiry_announced_for = expires_at WHERE id = $1', [id]);
+        const link = await loadLink(tx, id);
+        if (link) await recordChange(tx, ctx, link, 'link.expired');
+      }
+      return due.length;
+    });
+    raised += count;
+    if (count < EXPIRIES_PER_TRANSACTION) return raised;
+  }
+}
+
 export function managed(ctx: WriteContext, tx: { now: Date }, link: LinkRecord): ManagedLink {
   return {
     ...toLink(link, { appUrl: ctx.appUrl, now: tx.now }),
@@ -181,7 +217,7 @@ async function recordChange(
   tx: WriteTx,
   ctx: WriteContext,
   link: LinkRecord,
-  type: 'link.created' | 'link.updated' | 'link.deactivated',
+  type: 'link.created' | 'link.updated' | 'link.deactivated' | 'link.expired',
 ): Promise<ManagedLink> {
   await recordEvent(tx, link.team_id, type, toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
   return managed(ctx, tx, link);

@@ -30,6 +30,8 @@ export interface ManagementDeps {
   allowPrivateUrls?: boolean | undefined;
   logger: FastifyServerOptions['logger'] | FastifyBaseLogger;
   metrics?: Metrics;
+  /** Told when a write has committed events (the in-process webhook worker wakes). */
+  onEvents?: (() => void) | undefined;
 }
 
 /** What the management routes share: the store, and how a request's write is run. */
@@ -151,6 +153,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
         idempotency: idempotencyOf(request),
         onCommitted: (events) => {
           for (const event of events) metrics.eventsRecorded.inc({ type: event.type });
+          if (events.length > 0) deps.onEvents?.();
         },
       };
       try {

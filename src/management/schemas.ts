@@ -261,3 +261,7 @@ export const DeadLetterSchema = Type.Object(
   },
   strict,
 );
+export const ReplayedSchema = Type.Object(
+  { replayed: Type.Integer({ minimum: 0, description: 'Dead letters queued again' }) },
+  strict,
+);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
-import { ManualClock } from '../shared/clock.ts';
+import { type Clock, ManualClock } from '../shared/clock.ts';
 import { TEST_APP_URL, testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';
 
@@ -36,7 +36,7 @@ export function useManagement(kind: StoreKind, now = '2026-05-20T12:00:00.000Z')
 
 export async function managementClient(
   db: Database,
-  clock: ManualClock,
+  clock: Clock,
   metrics = createMetrics(),
   options: { allowPrivateUrls?: boolean } = {},
 ) {

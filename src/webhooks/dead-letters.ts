@@ -137,11 +137,41 @@ export async function replayDeadLetter(ctx: WriteContext, id: string): Promise<D
     await tx.query('UPDATE webhook_dead_letters SET replayed_at = $2 WHERE id = $1', [id, tx.now]);
     await tx.query(
       `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, locked_until = NULL,
-              updated_at = $2
+              claim_token = NULL, updated_at = $2
         WHERE id = $1`,
       [row.delivery_id, tx.now],
     );
     return toDeadLetter(row);
+  });
+}
+
+/**
+ * Replays every dead letter of one endpoint not yet replayed (after an outage, what an
+ * operator wants): each delivery is due again at once, with a fresh count of attempts.
+ * Returns how many were queued.
+ */
+export async function replayEndpointDeadLetters(ctx: WriteContext, endpointId: string): Promise<number> {
+  const notFound = () => new ApiError('not_found', 'Webhook endpoint not found');
+  if (!isUuid(endpointId)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const exists = await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1', [endpointId]);
+    if (exists.length === 0) throw notFound();
+    const [row] = await tx.query<{ n: number }>(
+      `WITH replayed AS (
+         UPDATE webhook_dead_letters dl SET replayed_at = $2
+           FROM webhook_deliveries d
+          WHERE d.id = dl.delivery_id AND d.endpoint_id = $1 AND dl.replayed_at IS NULL
+         RETURNING dl.delivery_id
+       ), queued AS (
+         UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, locked_until = NULL,
+                claim_token = NULL, updated_at = $2
+          WHERE id IN (SELECT delivery_id FROM replayed)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM queued`,
+      [endpointId, tx.now],
+    );
+    return row?.n ?? 0;
   });
 }
 

@@ -1,7 +1,12 @@
 import { pageWindow } from '../../http/envelope.ts';
 import { PaginationQuery, toPageRequest } from '../../http/query.ts';
 import type { TypedFastify } from '../../http/types.ts';
-import { listAttempts, listDeadLetters, replayDeadLetter } from '../../webhooks/dead-letters.ts';
+import {
+  listAttempts,
+  listDeadLetters,
+  replayDeadLetter,
+  replayEndpointDeadLetters,
+} from '../../webhooks/dead-letters.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -22,6 +27,7 @@ import {
   EndpointSchema,
   EndpointWithSecretSchema,
   IdParams,
+  ReplayedSchema,
   TeamParams,
 } from '../schemas.ts';
 import { answers, NO_CONTENT, paginated } from './common.ts';
@@ -181,5 +187,21 @@ export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteD
       },
     },
     async (request) => ({ data: await write(request, (ctx) => replayDeadLetter(ctx, request.params.id)) }),
+  );
+
+  app.post(
+    '/webhook-endpoints/:id/dead-letters/replay',
+    {
+      schema: {
+        operationId: 'replayEndpointDeadLetters',
+        tags,
+        summary: "Queue every dead letter of this endpoint again (after the receiver's outage)",
+        params: IdParams,
+        response: answers(200, Data(ReplayedSchema), 404),
+      },
+    },
+    async (request) => ({
+      data: { replayed: await write(request, (ctx) => replayEndpointDeadLetters(ctx, request.params.id)) },
+    }),
   );
 }

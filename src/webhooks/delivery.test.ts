@@ -1,0 +1,335 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../packages/client/index.js';
+import type { Database } from '../db/database.ts';
+import { createMetrics, trackWebhookQueue } from '../http/metrics.ts';
+import { systemClock } from '../shared/clock.ts';
+import { managementClient, recordedEvents } from '../testing/management.ts';
+import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+
+const BASE_MS = 40;
+const quiet = { info() {}, warn() {}, error() {} };
+
+describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
+  let db: Database;
+  let admin: Awaited<ReturnType<typeof managementClient>>;
+  let receiver: Receiver;
+  let worker: DeliveryWorker | undefined;
+  const metrics = createMetrics();
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    admin = await managementClient(db, systemClock, metrics, { allowPrivateUrls: true });
+    receiver = await startReceiver();
+    trackWebhookQueue(metrics, db, systemClock);
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+  });
+  afterAll(async () => {
+    await admin?.app.close();
+    await receiver?.close();
+    await db?.close();
+  });
+
+  function startWorker(options: Partial<WorkerOptions> = {}) {
+    worker = new DeliveryWorker({
+      db,
+      clock: systemClock,
+      logger: quiet,
+      metrics,
+      appUrl: 'http://localhost:3000',
+      retryBaseMs: BASE_MS,
+      allowPrivateUrls: true,
+      userAgent: 'DealRoomAnalytics-Webhooks/1.0',
+      timeoutMs: 400,
+      pollMs: 20,
+      expiryEveryMs: 50,
+      random: () => 0.5,
+      ...options,
+    });
+    worker.start();
+    return worker;
+  }
+
+  let paths = 0;
+  /** A team with an endpoint at a path of its own on the receiver. */
+  async function team(events?: string[], options: { url?: string } = {}) {
+    const path = `/hooks/${++paths}`;
+    const teamId = (await admin.post('/teams', { name: `Team ${paths}` })).body.data.id as string;
+    const created = await admin.post(`/teams/${teamId}/webhook-endpoints`, {
+      url: options.url ?? receiver.url(path),
+      ...(events ? { events } : {}),
+    });
+    expect(created.status).toBe(201);
+    return {
+      teamId,
+      path,
+      endpointId: created.body.data.id as string,
+      secret: created.body.data.secret as string,
+    };
+  }
+  const room = async (teamId: string, name = 'Falcon') =>
+    (await admin.post(`/teams/${teamId}/deal-rooms`, { name })).body.data.id as string;
+  const attempts = async (endpointId: string) =>
+    (await admin.get(`/webhook-endpoints/${endpointId}/attempts`)).body.data as {
+      eventId: string;
+      status: number | null;
+      error: string | null;
+      attemptedAt: string;
+    }[];
+  const deadLetters = async (teamId: string) => (await admin.get(`/teams/${teamId}/dead-letters`)).body.data;
+
+  it('POSTs each event signed per Standard Webhooks, verifiable by the client package and by standardwebhooks', async () => {
+    const t = await team();
+    startWorker();
+    const roomId = await room(t.teamId);
+    await until(() => receiver.to(t.path).length === 1, 'the delivery');
+    const [got] = receiver.to(t.path);
+    const [event] = (await recordedEvents(db)).filter((e) => e.teamId === t.teamId);
+    if (!got || !event) throw new Error('no delivery');
+    expect(got.headers['webhook-id']).toBe(event.id);
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['user-agent']).toMatch(/^DealRoomAnalytics-Webhooks\//);
+    expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
+    expect(JSON.parse(got.body)).toEqual(event);
+    expect(Object.keys(JSON.parse(got.body))).toEqual([
+      'id',
+      'type',
+      'createdAt',
+      'apiVersion',
+      'teamId',
+      'data',
+    ]);
+
+    const verified = await verifyWebhook(got.body, got.headers as Record<string, string>, t.secret);
+    expect(verified).toMatchObject({ type: 'deal_room.created', data: { id: roomId } });
+    expect(new Webhook(t.secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      id: event.id,
+    });
+    await expect(
+      verifyWebhook(got.body.replace('Falcon', 'Eagle'), got.headers as never, t.secret),
+    ).rejects.toThrow();
+
+    await until(async () => (await attempts(t.endpointId)).length === 1, 'the attempt recorded');
+    const [attempt] = await attempts(t.endpointId);
+    expect(attempt).toMatchObject({ eventId: event.id, type: 'deal_room.created', status: 200, error: null });
+    expect(await deadLetters(t.teamId)).toEqual([]);
+  });
+
+  it('retries 5xx, 408 and network failures with backoff ×4, then succeeds with the same webhook-id', async () => {
+    const t = await team();
+    receiver.on(t.path, (_request, seen) =>
+      seen === 1
+        ? { status: 503 }
+        : seen === 2
+          ? { drop: true }
+          : seen === 3
+            ? { status: 408 }
+            : { status: 204 },
+    );
+    startWorker();
+    await room(t.teamId);
+    await until(() => receiver.to(t.path).length === 4, 'four attempts');
+    const got = receiver.to(t.path);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    const gaps = got.slice(1).map((r, i) => r.at - (got[i] as { at: number }).at);
+    // random() = 0.5: no jitter, so the waits are the schedule's: base, 4×base, 16×base.
+    expect(gaps[0]).toBeGreaterThanOrEqual(BASE_MS - 5);
+    expect(gaps[1]).toBeGreaterThanOrEqual(4 * BASE_MS - 5);
+    expect(gaps[2]).toBeGreaterThanOrEqual(16 * BASE_MS - 5);
+    await until(async () => (await attempts(t.endpointId)).length === 4, 'four attempts recorded');
+    const recorded = await attempts(t.endpointId);
+    expect(recorded.map((a) => a.status)).toEqual([204, 408, null, 503]);
+    expect(recorded[2]?.error).toBeTruthy();
+    expect(await deadLetters(t.teamId)).toEqual([]);
+  });
+
+  it('honours a longer Retry-After', async () => {
+    const t = await team();
+    receiver.on(t.path, (_request, seen) =>
+      seen === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
+    startWorker();
+    await room(t.teamId);
+    await until(() => receiver.to(t.path).length === 2, 'the retry', 5000);
+    const [first, second] = receiver.to(t.path);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('sends a 4xx or a redirect to the dead-letter queue at once, and a replay delivers it with the same id', async () => {
+    const t = await team();
+    let gone = true;
+    receiver.on(t.path, () => (gone ? { status: 410 } : { status: 200 }));
+    receiver.on(`${t.path}/moved`, () => ({
+      status: 302,
+      headers: { location: receiver.url('/elsewhere') },
+    }));
+    startWorker();
+    await room(t.teamId);
+    await until(async () => (await deadLetters(t.teamId)).length === 1, 'the dead letter');
+    const [letter] = await deadLetters(t.teamId);
+    expect(letter).toMatchObject({
+      endpointId: t.endpointId,
+      attempts: 1,
+      lastStatus: 410,
+      type: 'deal_room.created',
+    });
+    expect(receiver.to(t.path)).toHaveLength(1);
+
+    gone = false;
+    const replayed = await admin.post(`/dead-letters/${letter.id}/replay`);
+    expect(replayed.status).toBe(200);
+    await until(() => receiver.to(t.path).length === 2, 'the replay');
+    expect(receiver.to(t.path)[1]?.headers['webhook-id']).toBe(letter.eventId);
+    expect((await admin.post(`/dead-letters/${letter.id}/replay`)).status).toBe(409);
+    expect(await deadLetters(t.teamId)).toEqual([]);
+
+    // A redirect is not followed: the receiver's other path never hears of it.
+    const moved = await admin.patch(`/webhook-endpoints/${t.endpointId}`, {
+      url: receiver.url(`${t.path}/moved`),
+    });
+    expect(moved.status).toBe(200);
+    await room(t.teamId, 'Moved');
+    await until(async () => (await deadLetters(t.teamId)).length === 1, 'the redirect dead-lettered');
+    expect((await deadLetters(t.teamId))[0]).toMatchObject({ lastStatus: 302, attempts: 1 });
+    expect(receiver.to('/elsewhere')).toHaveLength(0);
+  });
+
+  it('dead-letters after the 5th failure; replay all of an endpoint queues every one again', async () => {
+    const t = await team();
+    let down = true;
+    receiver.on(t.path, () => (down ? { status: 500 } : { status: 200 }));
+    startWorker({ retryBaseMs: 5 });
+    await room(t.teamId, 'One');
+    await room(t.teamId, 'Two');
+    await until(async () => (await deadLetters(t.teamId)).length === 2, 'two dead letters');
+    expect(receiver.to(t.path)).toHaveLength(10);
+    for (const letter of await deadLetters(t.teamId)) {
+      expect(letter).toMatchObject({ attempts: 5, lastStatus: 500, lastError: 'HTTP 500' });
+    }
+    down = false;
+    const replayed = await admin.post(`/webhook-endpoints/${t.endpointId}/dead-letters/replay`);
+    expect(replayed.body).toEqual({ data: { replayed: 2 } });
+    await until(() => receiver.to(t.path).length === 12, 'both replayed');
+    expect(await deadLetters(t.teamId)).toEqual([]);
+    expect((await admin.post(`/webhook-endpoints/${t.endpointId}/dead-letters/replay`)).body).toEqual({
+      data: { replayed: 0 },
+    });
+  });
+
+  it('counts a receiver that does not answer in time as a failed attempt without status', async () => {
+    const t = await team();
+    receiver.on(t.path, (_request, seen) => (seen === 1 ? { status: 200, delayMs: 1000 } : { status: 200 }));
+    startWorker({ timeoutMs: 200 });
+    await room(t.teamId);
+    await until(async () => (await attempts(t.endpointId)).length === 2, 'the timeout and the retry');
+    const [second, first] = await attempts(t.endpointId);
+    expect(first).toMatchObject({ status: null, error: 'timed out after 0.2 s' });
+    expect(second).toMatchObject({ status: 200 });
+  });
+
+  it('signs with both secrets for 24 hours after a rotation', async () => {
+    const t = await team();
+    const rotated = await admin.post(`/webhook-endpoints/${t.endpointId}/rotate-secret`);
+    const fresh = rotated.body.data.secret as string;
+    startWorker();
+    await room(t.teamId);
+    await until(() => receiver.to(t.path).length === 1, 'the delivery');
+    const [got] = receiver.to(t.path);
+    if (!got) throw new Error('no delivery');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [fresh, t.secret]) {
+      await expect(verifyWebhook(got.body, got.headers as never, secret)).resolves.toBeTruthy();
+      expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toBeTruthy();
+    }
+  });
+
+  it('follows each endpoint’s filter; a disabled endpoint receives nothing; a removed one’s deliveries are dropped', async () => {
+    const t = await team(['document.created']);
+    const off = await team();
+    expect((await admin.patch(`/webhook-endpoints/${off.endpointId}`, { enabled: false })).status).toBe(200);
+    const roomId = await room(t.teamId);
+    await admin.post(`/deal-rooms/${roomId}/documents`, { name: 'Deck.pdf' });
+    await room(off.teamId);
+    // Queued while no worker runs, then the endpoint is removed: nothing is left to send.
+    const removed = await team();
+    await room(removed.teamId);
+    expect((await admin.del(`/webhook-endpoints/${removed.endpointId}`)).status).toBe(204);
+    const [left] = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1',
+      [removed.endpointId],
+    );
+    expect(left?.n).toBe(0);
+
+    startWorker();
+    await until(() => receiver.to(t.path).length === 1, 'the filtered delivery');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.to(t.path).map((r) => JSON.parse(r.body).type)).toEqual(['document.created']);
+    expect(receiver.to(off.path)).toHaveLength(0);
+    expect(receiver.to(removed.path)).toHaveLength(0);
+  });
+
+  it('checks the address actually connected to: a name that now resolves to loopback is refused', async () => {
+    const t = await team(undefined, { url: `https://hooks.example.com:${receiver.port}/hooks/rebound` });
+    startWorker({
+      allowPrivateUrls: false,
+      // The edge of the world: DNS, which answered a public address at registration.
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    await room(t.teamId);
+    await until(async () => (await attempts(t.endpointId)).length >= 1, 'the refused attempt');
+    const [attempt] = await attempts(t.endpointId);
+    expect(attempt?.status).toBeNull();
+    expect(attempt?.error).toMatch(/127\.0\.0\.1.*private, loopback or link-local/);
+    expect(receiver.to('/hooks/rebound')).toHaveLength(0);
+  });
+
+  it('raises link.expired once when a link expires, and again when a later expiry passes', async () => {
+    const t = await team(['link.expired']);
+    const roomId = await room(t.teamId);
+    const soon = () => new Date(Date.now() + 300).toISOString();
+    const linkId = (await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Investors', expiresAt: soon() }))
+      .body.data.id as string;
+    // Created with an expiry already past: it never was live, so it never expires.
+    await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Old', expiresAt: '2020-01-01T00:00:00.000Z' });
+    startWorker();
+    await until(() => receiver.to(t.path).length === 1, 'link.expired');
+    const first = JSON.parse(receiver.to(t.path)[0]?.body ?? '{}');
+    expect(first).toMatchObject({ type: 'link.expired', data: { id: linkId, isActive: false } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.to(t.path)).toHaveLength(1);
+
+    expect((await admin.patch(`/links/${linkId}`, { expiresAt: soon() })).status).toBe(200);
+    await until(() => receiver.to(t.path).length === 2, 'the second link.expired');
+    expect(JSON.parse(receiver.to(t.path)[1]?.body ?? '{}')).toMatchObject({
+      type: 'link.expired',
+      data: { id: linkId },
+    });
+  });
+
+  it('reports the queue on /metrics', async () => {
+    const t = await team();
+    receiver.on(t.path, () => ({ status: 400 }));
+    await room(t.teamId);
+    const before = await metrics.registry.metrics();
+    expect(before).toMatch(/dealroom_webhook_queue_depth [1-9]/);
+    expect(before).toMatch(/dealroom_webhook_oldest_pending_seconds \d/);
+    startWorker();
+    await until(async () => (await deadLetters(t.teamId)).length === 1, 'the dead letter');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const after = await metrics.registry.metrics();
+    // What is left pending is held for the disabled endpoint of an earlier test.
+    const [pending] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'",
+    );
+    expect(after).toContain(`dealroom_webhook_queue_depth ${pending?.n}`);
+    expect(before).toContain(`dealroom_webhook_queue_depth ${(pending?.n ?? 0) + 1}`);
+    expect(after).toMatch(/dealroom_webhook_dead_letters [1-9]/);
+    expect(after).toMatch(/dealroom_webhook_attempts_total\{result="failed"\} [1-9]/);
+    expect(after).toMatch(/dealroom_webhook_dead_letters_total [1-9]/);
+  });
+});

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import type { EventType } from '../outbox/record.ts';
+import { newId } from '../shared/ids.ts';
+
+/**
+ * The delivery queue in the database: the worker claims due deliveries with row locks
+ * (SKIP LOCKED, so any number of workers share it) and a lease, and records each attempt's
+ * result only while its claim holds.
+ */
+
+/** A delivery a worker has claimed: what to send, where, signed with which secrets. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  teamId: string;
+  type: EventType;
+  url: string;
+  /** The current secret, and the previous one while it still signs after a rotation. */
+  secrets: string[];
+  /** The event's payload, exactly as stored. */
+  body: string;
+  /** Attempts before this one. */
+  attempts: number;
+  claimToken: string;
+}
+
+export interface ClaimRequest {
+  now: Date;
+  /** The claim lapses then, and another worker may take the delivery. */
+  leaseUntil: Date;
+  /** At most this many in all. */
+  limit: number;
+  /** At most this many in flight per endpoint, counting `busy`. */
+  perEndpoint: number;
+  /** Deliveries this worker has in flight, by endpoint. */
+  busy: ReadonlyMap<string, number>;
+}
+
+/**
+ * Claims due deliveries, endpoint by endpoint, so that an endpoint with a backlog (or a
+ * slow one, with all its slots taken) never holds up another's. A disabled endpoint's
+ * pending deliveries wait until it is enabled again.
+ */
+export async function claimDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const token = randomUUID();
+  const rows = await db.query<{
+    id: string;
+    event_id: string;
+    endpoint_id: string;
+    attempts: number;
+    type: EventType;
+    team_id: string;
+    body: string;
+    url: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: Date | null;
+  }>(
+    `WITH room AS (
+       SELECT e.id, $3::int - coalesce(b.n, 0) AS free
+         FROM webhook_endpoints e
+         LEFT JOIN unnest($1::uuid[], $2::int[]) AS b (id, n) ON b.id = e.id
+        WHERE e.enabled
+     ), picked AS (
+       SELECT p.id
+         FROM room CROSS JOIN LATERAL (
+                SELECT d.id FROM webhook_deliveries d
+                 WHERE d.endpoint_id = room.id AND d.state = 'pending' AND d.next_attempt_at <= $4
+                 ORDER BY d.next_attempt_at
+                 LIMIT room.free
+                   FOR UPDATE SKIP LOCKED
+              ) p
+        WHERE room.free > 0
+        LIMIT $5
+     )
+     UPDATE webhook_deliveries d
+        SET next_attempt_at = $6, locked_until = $6, claim_token = $7, updated_at = $4
+       FROM picked, webhook_events ev, webhook_endpoints e
+      WHERE d.id = picked.id AND ev.id = d.event_id AND e.id = d.endpoint_id
+     RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.team_id, ev.payload::text AS body,
+               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`,
+    [
+      [...request.busy.keys()],
+      [...request.busy.values()],
+      request.perEndpoint,
+      request.now,
+      request.limit,
+      request.leaseUntil,
+      token,
+    ],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    teamId: row.team_id,
+    type: row.type,
+    url: row.url,
+    secrets:
+      row.previous_secret !== null &&
+      row.previous_secret_expires_at !== null &&
+      row.previous_secret_expires_at.getTime() > request.now.getTime()
+        ? [row.secret, row.previous_secret]
+        : [row.secret],
+    body: row.body,
+    attempts: row.attempts,
+    claimToken: token,
+  }));
+}
+
+/** One attempt's result and what comes next. */
+export interface AttemptRecord {
+  attemptedAt: Date;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  next: { state: 'succeeded' } | { state: 'pending'; at: Date } | { state: 'dead' };
+}
+
+/**
+ * Records an attempt (always: it happened) and, while the claim is still this worker's,
+ * moves the delivery on: succeeded, back to pending for its retry, or dead, with its dead
+ * letter (a delivery that fails again after a replay has its dead letter listed again).
+ * Returns false when the claim had lapsed and another worker owns the delivery now.
+ */
+export async function recordAttempt(
+  db: Queryable,
+  delivery: ClaimedDelivery,
+  attempt: AttemptRecord,
+): Promise<boolean> {
+  const { next } = attempt;
+  const rows = await db.query<{ moved: boolean }>(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempted_at, status, duration_ms, error)
+       SELECT $1, d.id, d.endpoint_id, d.event_id, $3, $4, $5, $6 FROM webhook_deliveries d WHERE d.id = $2
+     ), moved AS (
+       UPDATE webhook_deliveries
+          SET state = $7, attempts = attempts + 1, next_attempt_at = $8, locked_until = NULL,
+              claim_token = NULL, last_status = $4, last_error = $6, updated_at = $3
+        WHERE id = $2 AND claim_token = $9
+       RETURNING id
+     ), dead AS (
+       INSERT INTO webhook_dead_letters (id, delivery_id, team_id, failed_at)
+       SELECT $10, moved.id, $11, $3 FROM moved WHERE $7 = 'dead'
+       ON CONFLICT (delivery_id) DO UPDATE SET failed_at = excluded.failed_at, replayed_at = NULL
+     )
+     SELECT EXISTS (SELECT 1 FROM moved) AS moved`,
+    [
+      newId(attempt.attemptedAt.getTime()),
+      delivery.id,
+      attempt.attemptedAt,
+      attempt.status,
+      attempt.durationMs,
+      attempt.error,
+      next.state,
+      next.state === 'pending' ? next.at : attempt.attemptedAt,
+      delivery.claimToken,
+      newId(attempt.attemptedAt.getTime()),
+      delivery.teamId,
+    ],
+  );
+  return rows[0]?.moved ?? false;
+}
+
+/** Gives back claims not attempted (a worker stopping): due again at once, for any worker. */
+export async function releaseClaims(db: Queryable, deliveries: ClaimedDelivery[], now: Date): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_until = NULL, claim_token = NULL
+      WHERE id = ANY ($1::uuid[]) AND claim_token = $2`,
+    [deliveries.map((d) => d.id), deliveries[0]?.claimToken, now],
+  );
+}
+
+export interface QueueStats {
+  /** Deliveries waiting: due, in backoff, or claimed. */
+  pending: number;
+  /** Seconds since the oldest pending delivery's event was recorded; 0 when none waits. */
+  oldestPendingSeconds: number;
+  /** Dead letters not replayed. */
+  deadLetters: number;
+}
+
+export async function queueStats(db: Queryable, now: Date): Promise<QueueStats> {
+  const [row] = await db.query<{ pending: number; oldest: Date | null; dead: number }>(
+    `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE state = 'pending') AS pending,
+            (SELECT min(created_at) FROM webhook_deliveries WHERE state = 'pending') AS oldest,
+            (SELECT count(*)::int FROM webhook_dead_letters WHERE replayed_at IS NULL) AS dead`,
+  );
+  return {
+    pending: row?.pending ?? 0,
+    oldestPendingSeconds: row?.oldest ? Math.max(0, (now.getTime() - row.oldest.getTime()) / 1000) : 0,
+    deadLetters: row?.dead ?? 0,
+  };
+}

@@ -1,0 +1,288 @@
+import type { Database } from '../db/database.ts';
+import { isConnectionError } from '../db/database.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { raiseLinkExpiries } from '../links/commands.ts';
+import type { Clock } from '../shared/clock.ts';
+import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
+import { type ClaimedDelivery, claimDeliveries, recordAttempt, releaseClaims } from './queue.ts';
+import { nextStep } from './schedule.ts';
+import { DELIVERY_TIMEOUT_MS, type Resolver, WebhookSender } from './sender.ts';
+
+/** The little of a logger the worker uses (pino's signature). */
+export interface WorkerLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export interface WorkerOptions {
+  db: Database;
+  clock: Clock;
+  logger: WorkerLogger;
+  metrics?: Metrics | undefined;
+  /** Links in link.expired events are rendered under it. */
+  appUrl: string;
+  /** WEBHOOK_RETRY_BASE_MS: the first retry's delay. */
+  retryBaseMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
+  allowPrivateUrls: boolean;
+  userAgent: string;
+  /** Deliveries in flight at once in this worker. */
+  concurrency?: number;
+  /** Deliveries in flight at once to one endpoint, from this worker. */
+  perEndpoint?: number;
+  timeoutMs?: number;
+  /** How long a claim holds; longer than an attempt can last. */
+  leaseMs?: number;
+  /** How often an idle worker looks for due deliveries. */
+  pollMs?: number;
+  /** How often expired links are looked for. */
+  expiryEveryMs?: number;
+  resolve?: Resolver;
+  random?: () => number;
+}
+
+/** Attempts older than this are pruned: an endpoint keeps its recent attempts. */
+export const ATTEMPTS_KEPT_MS = 30 * 24 * 3600 * 1000;
+/** A claim outlasts the attempt's timeout by this much: time to record the result. */
+const LEASE_MARGIN_MS = 10_000;
+const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
+/** After a failure to reach the database, the worker waits this long before trying again. */
+const OUTAGE_PAUSE_MS = 1000;
+
+/**
+ * Delivers the outbox: claims due deliveries (row locks with SKIP LOCKED, and a lease that
+ * lapses if this process dies), sends each signed event, records the attempt and schedules
+ * the retry or the dead letter. It also raises link.expired as links expire, and prunes
+ * what is kept for a limited time. Any number of workers can share one PostgreSQL.
+ */
+export class DeliveryWorker {
+  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve'>> &
+    Pick<WorkerOptions, 'metrics' | 'resolve'>;
+  readonly #sender: WebhookSender;
+  readonly #busy = new Map<string, number>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #stopping = false;
+  #running: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #wakeRequested = false;
+  #lastExpiryCheck = 0;
+  #lastHousekeeping = 0;
+  #outage = false;
+
+  constructor(options: WorkerOptions) {
+    const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.#options = {
+      concurrency: 64,
+      perEndpoint: 8,
+      leaseMs: timeoutMs + LEASE_MARGIN_MS,
+      pollMs: 250,
+      expiryEveryMs: 1000,
+      random: Math.random,
+      ...options,
+      timeoutMs,
+    };
+    this.#sender = new WebhookSender({
+      userAgent: options.userAgent,
+      allowPrivate: options.allowPrivateUrls,
+      timeoutMs,
+      maxSocketsPerHost: this.#options.perEndpoint,
+      resolve: options.resolve,
+    });
+  }
+
+  start(): void {
+    this.#running ??= this.#loop();
+  }
+
+  /** Looks for due deliveries now (a write just committed events). */
+  wake(): void {
+    this.#wakeRequested = true;
+    this.#wake?.();
+  }
+
+  /** Stops claiming, lets the attempts in flight finish (each within its timeout), and closes. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+    await Promise.allSettled([...this.#inFlight]);
+    this.#sender.close();
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopping) {
+      let claimed = 0;
+      try {
+        await this.#periodic();
+        const free = this.#options.concurrency - this.#inFlight.size;
+        if (free > 0) claimed = await this.#claim(free);
+        if (this.#outage) {
+          this.#outage = false;
+          this.#options.logger.info({}, 'webhook worker: database reachable again');
+        }
+      } catch (err) {
+        this.#reportFailure(err);
+        await this.#sleep(OUTAGE_PAUSE_MS);
+        continue;
+      }
+      // With nothing due, poll; otherwise come back when an attempt frees a slot.
+      if (claimed === 0 || this.#inFlight.size >= this.#options.concurrency)
+        await this.#sleep(this.#options.pollMs);
+    }
+  }
+
+  async #periodic(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastExpiryCheck >= this.#options.expiryEveryMs) {
+      this.#lastExpiryCheck = now;
+      const raised = await raiseLinkExpiries(this.#writeContext());
+      if (raised > 0) this.#options.logger.info({ links: raised }, 'link.expired raised');
+    }
+    if (now - this.#lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
+      this.#lastHousekeeping = now;
+      const at = this.#options.clock.now();
+      await pruneIdempotencyKeys(this.#options.db, at);
+      await this.#options.db.query('DELETE FROM webhook_attempts WHERE attempted_at < $1', [
+        new Date(at.getTime() - ATTEMPTS_KEPT_MS),
+      ]);
+    }
+  }
+
+  async #claim(free: number): Promise<number> {
+    const now = this.#options.clock.now();
+    const claimed = await claimDeliveries(this.#options.db, {
+      now,
+      leaseUntil: new Date(now.getTime() + this.#options.leaseMs),
+      limit: free,
+      perEndpoint: this.#options.perEndpoint,
+      busy: this.#busy,
+    });
+    if (this.#stopping) {
+      await releaseClaims(this.#options.db, claimed, now);
+      return 0;
+    }
+    for (const delivery of claimed) {
+      this.#busy.set(delivery.endpointId, (this.#busy.get(delivery.endpointId) ?? 0) + 1);
+      const attempt = this.#deliver(delivery).finally(() => {
+        this.#inFlight.delete(attempt);
+        const left = (this.#busy.get(delivery.endpointId) ?? 1) - 1;
+        if (left === 0) this.#busy.delete(delivery.endpointId);
+        else this.#busy.set(delivery.endpointId, left);
+        this.#wake?.();
+      });
+      this.#inFlight.add(attempt);
+    }
+    return claimed.length;
+  }
+
+  async #deliver(delivery: ClaimedDelivery): Promise<void> {
+    const { logger, metrics, clock, retryBaseMs } = this.#options;
+    const attemptedAt = clock.now();
+    const result = await this.#sender.send(
+      delivery.url,
+      delivery.secrets,
+      delivery.eventId,
+      delivery.body,
+      attemptedAt,
+    );
+    const attempts = delivery.attempts + 1;
+    const step = nextStep(result, attempts, retryBaseMs, this.#options.random());
+    const next =
+      step.kind === 'retry'
+        ? { state: 'pending' as const, at: new Date(clock.now().getTime() + step.delayMs) }
+        : { state: step.kind === 'succeeded' ? ('succeeded' as const) : ('dead' as const) };
+    try {
+      const held = await recordAttempt(this.#options.db, delivery, {
+        attemptedAt,
+        status: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        next,
+      });
+      metrics?.webhookAttempts.inc({ result: step.kind === 'succeeded' ? 'succeeded' : 'failed' });
+      if (!held) {
+        logger.warn(
+          { endpointId: delivery.endpointId, deliveryId: delivery.id, eventId: delivery.eventId },
+          'webhook delivery: the claim lapsed before the attempt was recorded; another worker owns it now',
+        );
+        return;
+      }
+      if (step.kind === 'succeeded') return;
+      // Which endpoint failed and why; never the secret, the payload or the URL's query.
+      const context = {
+        endpointId: delivery.endpointId,
+        endpoint: safeUrl(delivery.url),
+        eventId: delivery.eventId,
+        type: delivery.type,
+        attempt: attempts,
+        status: result.status,
+        error: result.error,
+      };
+      if (step.kind === 'retry') {
+        logger.warn({ ...context, retryInMs: step.delayMs }, 'webhook delivery failed; it will be retried');
+      } else {
+        metrics?.webhookDeadLetters.inc();
+        logger.warn(context, 'webhook delivery failed; moved to the dead-letter queue');
+      }
+    } catch (err) {
+      // The attempt's result could not be recorded: the claim lapses and the delivery is
+      // attempted again, which at-least-once allows.
+      this.#reportFailure(err);
+    }
+  }
+
+  #writeContext(): WriteContext {
+    return {
+      db: this.#options.db,
+      clock: this.#options.clock,
+      appUrl: this.#options.appUrl,
+      onCommitted: (events) => {
+        for (const event of events) this.#options.metrics?.eventsRecorded.inc({ type: event.type });
+        if (events.length > 0) this.wake();
+      },
+    };
+  }
+
+  /** A database outage is logged once, when it starts; any other failure each time. */
+  #reportFailure(err: unknown): void {
+    if (isConnectionError(err) || (err as Error)?.name === 'DatabaseUnavailableError') {
+      if (this.#outage) return;
+      this.#outage = true;
+      this.#options.logger.error({ err }, 'webhook worker: database unreachable; retrying');
+      return;
+    }
+    this.#options.logger.error({ err }, 'webhook worker: unexpected failure');
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    if (this.#wakeRequested) {
+      this.#wakeRequested = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = undefined;
+        done();
+      };
+    }).finally(() => {
+      this.#wakeRequested = false;
+    });
+  }
+}
+
+/** An endpoint for a log line: its origin and path, never its query (which may hold a token). */
+function safeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
