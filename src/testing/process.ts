@@ -72,3 +72,36 @@ export function startServer(args: string[], env: Record<string, string>): Promis
     });
   });
 }
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `dealroom worker` and resolves once it runs. */
+export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker'], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 30_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('Webhook worker running')) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, exited });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
+  });
+}
