@@ -2,12 +2,14 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../packages/client/index.js';
 import { openStore } from '../db/open.ts';
 import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { load, make } from '../testing/fixtures.ts';
 import { BIN, dealroom, startServer } from '../testing/process.ts';
+import { startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
 
@@ -89,6 +91,87 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       expect((await fetch(`${manage}/openapi.json`)).status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('delivers webhooks from inside serve (not with --no-worker); dealroom webhooks manages them while it runs', async () => {
+    const receiver = await startReceiver();
+    const hooks = { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '50' };
+    const token = 'a-long-enough-admin-token';
+    const served = { ...hooks, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' };
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    try {
+      let gone = true;
+      receiver.on('/cli', () => (gone ? { status: 410 } : { status: 200 }));
+      const added = await dealroom(
+        ['webhooks', 'add', '--team', team.id as string, '--url', receiver.url('/cli')],
+        hooks,
+      );
+      expect(added.code).toBe(0);
+      const secret = added.stdout.trim();
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+      const endpointId = /added endpoint (\S+)/.exec(added.stderr)?.[1] as string;
+      expect((await dealroom(['webhooks', 'list', '--team', team.id as string], hooks)).stdout).toContain(
+        receiver.url('/cli'),
+      );
+      const bad = await dealroom(
+        ['webhooks', 'add', '--team', team.id as string, '--url', 'x', '--events', 'nope'],
+        hooks,
+      );
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/unknown: nope/);
+
+      // With --no-worker the event waits in the outbox; the next server delivers it.
+      const quiet = await startServer(['--no-worker'], served);
+      try {
+        const manage = /Management API listening on (http:\/\/\S+)/.exec(quiet.output())?.[1];
+        const created = await fetch(`${manage}/teams/${team.id}/deal-rooms`, {
+          method: 'POST',
+          headers,
+          body: '{"name":"Hooked"}',
+        });
+        expect(created.status).toBe(201);
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        expect(receiver.to('/cli')).toHaveLength(0);
+      } finally {
+        expect(await quiet.stop()).toBe(0);
+      }
+
+      const server = await startServer([], served);
+      try {
+        await until(() => receiver.to('/cli').length === 1, 'the delivery');
+        const letters = async () =>
+          dealroom(['webhooks', 'dead-letters', '--team', team.id as string], hooks);
+        await until(async () => (await letters()).stdout.includes('410'), 'the dead letter');
+        gone = false;
+        const replayed = await dealroom(['webhooks', 'replay', '--endpoint', endpointId], hooks);
+        expect(replayed.stdout).toContain('queued 1 dead letter');
+        await until(() => receiver.to('/cli').length === 2, 'the replay');
+        const [first, second] = receiver.to('/cli');
+        expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+        const event = await verifyWebhook(second?.body ?? '', second?.headers as never, secret);
+        expect(event).toMatchObject({ type: 'deal_room.created', data: { name: 'Hooked' } });
+
+        const attempts = await dealroom(['webhooks', 'attempts', endpointId], hooks);
+        expect(
+          attempts.stdout
+            .trim()
+            .split('\n')
+            .slice(1)
+            .map((line) => line.split('\t')[3]),
+        ).toEqual(['200', '410']);
+        const rotated = await dealroom(['webhooks', 'rotate-secret', endpointId], hooks);
+        expect(rotated.stdout.trim()).toMatch(/^whsec_/);
+        expect(rotated.stdout.trim()).not.toBe(secret);
+        expect((await dealroom(['webhooks', 'remove', endpointId], hooks)).code).toBe(0);
+        expect(
+          (await dealroom(['webhooks', 'list', '--team', team.id as string], hooks)).stdout,
+        ).not.toContain(endpointId);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    } finally {
+      await receiver.close();
     }
   });
 
