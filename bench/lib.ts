@@ -91,9 +91,22 @@ export interface LoadResult {
 /** A warm-up second, then `seconds` of load from `connections` connections. */
 export async function load(
   url: string,
-  options: { seconds: number; connections: number; headers?: Record<string, string>; expect?: number },
+  options: {
+    seconds: number;
+    connections: number;
+    headers?: Record<string, string>;
+    expect?: number;
+    method?: 'GET' | 'POST';
+    body?: string;
+  },
 ): Promise<LoadResult> {
-  const base = { url, connections: options.connections, headers: options.headers ?? {} };
+  const base = {
+    url,
+    connections: options.connections,
+    headers: options.headers ?? {},
+    method: options.method ?? 'GET',
+    ...(options.body === undefined ? {} : { body: options.body }),
+  };
   await autocannon({ ...base, duration: 1 });
   const run = await autocannon({ ...base, duration: options.seconds });
   const expected = options.expect ?? 200;

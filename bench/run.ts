@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
+import { benchWebhooks, type WebhookReport } from './webhooks.ts';
 import { benchWrites, type WriteReport } from './writes.ts';
 
 const { values } = parseArgs({
@@ -26,12 +27,14 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'postgres,embedded' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    deliveries: { type: 'string', default: '100000' },
     out: { type: 'string', default: 'BENCHMARKS.md' },
   },
 });
 const VIEWS = Number(values.views);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const DELIVERIES = Number(values.deliveries);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Row extends LoadResult {
@@ -49,6 +52,7 @@ interface StoreReport {
   loadRssMiB: number;
   rows: Row[];
   writes: WriteReport;
+  webhooks: WebhookReport;
 }
 
 async function withDatabase<T>(work: (env: NodeJS.ProcessEnv) => Promise<T>, store: string, dir: string) {
@@ -98,7 +102,8 @@ async function benchStore(
       const adminToken = 'bench-admin-token-0123456789';
       const server = await startListening(
         [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
-        { ...env, ADMIN_TOKEN: adminToken, MANAGEMENT_PORT: '0' },
+        // The worker runs in the server; the bench's receiver is on loopback.
+        { ...env, ADMIN_TOKEN: adminToken, MANAGEMENT_PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
         /Analytics API listening on (http:\/\/[^\s]+)/,
       );
       const manage = {
@@ -186,7 +191,27 @@ async function benchStore(
         console.log(
           `${store}: view starts ${writes.viewStarts.rps.toFixed(0)}/s (p99 ${writes.viewStarts.p99} ms, ${writes.viewStarts.non2xx + writes.viewStarts.errors} failed); one room read ${writes.readDuringWrites.rps.toFixed(0)} req/s during, ${writes.readAlone.rps.toFixed(0)} alone`,
         );
-        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB, rows, writes };
+        const receiver = await startListening(
+          [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'receiver.ts')],
+          process.env,
+        );
+        let webhooks: WebhookReport;
+        try {
+          webhooks = await benchWebhooks({
+            manageBase: manage.base,
+            adminToken,
+            receiverBase: receiver.base,
+            databaseUrl: baseEnv.DATABASE_URL || undefined,
+            backlog: DELIVERIES,
+          });
+        } finally {
+          await receiver.stop();
+        }
+        const d = webhooks.drain;
+        console.log(
+          `${store}: webhooks: commit to first attempt p50 ${webhooks.idleLatency.p50} ms, max ${webhooks.idleLatency.max} ms${d ? `; ${d.deliveries} deliveries drained at ${d.perSecond.toFixed(0)}/s (${(d.perSecond / d.bare.rps).toFixed(2)}x bare POSTs), slow endpoint ${d.slowDelivered}/${d.slowQueued}` : ''}`,
+        );
+        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB, rows, writes, webhooks };
       } finally {
         await server.stop();
         await bare.stop();
@@ -234,6 +259,28 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
       `one room ${Math.round(w.readDuringWrites.rps).toLocaleString('en-US')} req/s (${(w.readDuringWrites.rps / w.readAlone.rps).toFixed(2)} × alone), p99 ${w.readDuringWrites.p99} ms`,
       w.readDuringWrites.non2xx + w.readDuringWrites.errors === 0,
     );
+    const hooks = r.webhooks;
+    row(
+      store,
+      'webhooks: commit to first attempt under 1 s (queue idle)',
+      `p50 ${hooks.idleLatency.p50} ms, max ${hooks.idleLatency.max} ms over ${hooks.idleLatency.samples} writes`,
+      hooks.idleLatency.max < 1000,
+    );
+    if (hooks.drain) {
+      const d = hooks.drain;
+      row(
+        store,
+        `webhooks: ${d.deliveries.toLocaleString('en-US')} backlog drained at >= 500/s, no failures`,
+        `${Math.round(d.perSecond).toLocaleString('en-US')}/s (${(d.perSecond / d.bare.rps).toFixed(2)} × bare POSTs), ${d.failed} failed`,
+        d.perSecond >= 500 && d.failed === 0,
+      );
+      row(
+        store,
+        'webhooks: a slow endpoint does not hold up the others',
+        `the slow endpoint had ${d.slowDelivered} of ${d.slowQueued} delivered when the fast ones were done`,
+        d.slowDelivered < d.slowQueued,
+      );
+    }
     const failed = r.rows.reduce((n, x) => n + x.non2xx + x.errors, 0);
     row(store, 'no non-2xx, no errors', String(failed), failed === 0);
     for (const period of ['7d', '30d', '90d', 'all']) {
@@ -319,6 +366,18 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
       `| one room (busy), during the writes | ${w.readDuringWrites.rps.toFixed(0)} | ${w.readDuringWrites.p50} | ${w.readDuringWrites.p99} | ${w.readDuringWrites.non2xx + w.readDuringWrites.errors} |`,
       `| one room (busy), alone just before | ${w.readAlone.rps.toFixed(0)} | ${w.readAlone.p50} | ${w.readAlone.p99} | ${w.readAlone.non2xx + w.readAlone.errors} |`,
     );
+    const hooks = r.webhooks;
+    lines.push(
+      '',
+      `Webhooks (the worker inside \`dealroom serve\`, a receiver process on loopback): commit to first attempt with the queue idle, p50 ${hooks.idleLatency.p50} ms, max ${hooks.idleLatency.max} ms over ${hooks.idleLatency.samples} sequential writes.`,
+    );
+    if (hooks.drain) {
+      const d = hooks.drain;
+      lines.push(
+        '',
+        `A backlog of ${d.deliveries.toLocaleString('en-US')} deliveries over ${5} endpoints, committed at once, beside ${d.slowQueued} for an endpoint that answers in 2 s: drained in ${d.seconds.toFixed(1)} s, **${Math.round(d.perSecond).toLocaleString('en-US')} deliveries/s**; a bare client POSTing the same size of body to the same receiver with 40 connections: ${Math.round(d.bare.rps).toLocaleString('en-US')}/s (ratio ${(d.perSecond / d.bare.rps).toFixed(2)}). The slow endpoint had ${d.slowDelivered} of ${d.slowQueued} delivered by then (8 at a time, 2 s each). Failed attempts: ${d.failed}.`,
+      );
+    }
     lines.push('');
   }
   lines.push(...targets(shape, reports));

@@ -232,6 +232,21 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     expect(second).toMatchObject({ status: 200 });
   });
 
+  it('keeps a slow endpoint from holding up the others on the same host', async () => {
+    const slow = await team();
+    const fast = await team();
+    receiver.on(slow.path, () => ({ hang: true }));
+    for (let i = 0; i < 12; i++) await room(slow.teamId, `Slow ${i}`);
+    startWorker({ timeoutMs: 3000 });
+    await until(() => receiver.to(slow.path).length >= 8, 'the slow endpoint busy');
+    for (let i = 0; i < 5; i++) await room(fast.teamId, `Fast ${i}`);
+    await until(() => receiver.to(fast.path).length === 5, 'the fast deliveries');
+    // Delivered while all 8 of the slow endpoint's slots still wait for an answer: none of
+    // its attempts has ended, and the other 4 deliveries wait for a slot.
+    expect(await attempts(slow.endpointId)).toEqual([]);
+    expect(receiver.to(slow.path)).toHaveLength(8);
+  });
+
   it('signs with both secrets for 24 hours after a rotation', async () => {
     const t = await team();
     const rotated = await admin.post(`/webhook-endpoints/${t.endpointId}/rotate-secret`);

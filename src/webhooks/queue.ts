@@ -112,6 +112,7 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
 
 /** One attempt's result and what comes next. */
 export interface AttemptRecord {
+  delivery: ClaimedDelivery;
   attemptedAt: Date;
   status: number | null;
   durationMs: number;
@@ -120,48 +121,54 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt (always: it happened) and, while the claim is still this worker's,
- * moves the delivery on: succeeded, back to pending for its retry, or dead, with its dead
- * letter (a delivery that fails again after a replay has its dead letter listed again).
- * Returns false when the claim had lapsed and another worker owns the delivery now.
+ * Records attempts in one statement: each attempt always (it happened), and, for each
+ * delivery whose claim is still this worker's, what comes next: succeeded, pending again
+ * for its retry, or dead with its dead letter (a delivery that fails again after a replay
+ * has its dead letter listed again). Returns the ids of the deliveries moved on; one left
+ * out had its claim lapse, and another worker owns it now.
  */
-export async function recordAttempt(
-  db: Queryable,
-  delivery: ClaimedDelivery,
-  attempt: AttemptRecord,
-): Promise<boolean> {
-  const { next } = attempt;
-  const rows = await db.query<{ moved: boolean }>(
-    `WITH attempt AS (
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<Set<string>> {
+  if (records.length === 0) return new Set();
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  const rows = await db.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::text[],
+                            $7::text[], $8::timestamptz[], $9::uuid[], $10::uuid[], $11::uuid[])
+         AS i (attempt_id, delivery_id, attempted_at, status, duration_ms, error, state, next_at, token, dead_id, team_id)
+     ), attempt AS (
        INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempted_at, status, duration_ms, error)
-       SELECT $1, d.id, d.endpoint_id, d.event_id, $3, $4, $5, $6 FROM webhook_deliveries d WHERE d.id = $2
+       SELECT i.attempt_id, d.id, d.endpoint_id, d.event_id, i.attempted_at, i.status, i.duration_ms, i.error
+         FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
      ), moved AS (
-       UPDATE webhook_deliveries
-          SET state = $7, attempts = attempts + 1, next_attempt_at = $8, locked_until = NULL,
-              claim_token = NULL, last_status = $4, last_error = $6, updated_at = $3
-        WHERE id = $2 AND claim_token = $9
-       RETURNING id
+       UPDATE webhook_deliveries d
+          SET state = i.state, attempts = d.attempts + 1, next_attempt_at = i.next_at, locked_until = NULL,
+              claim_token = NULL, last_status = i.status, last_error = i.error, updated_at = i.attempted_at
+         FROM input i
+        WHERE d.id = i.delivery_id AND d.claim_token = i.token
+       RETURNING d.id
      ), dead AS (
        INSERT INTO webhook_dead_letters (id, delivery_id, team_id, failed_at)
-       SELECT $10, moved.id, $11, $3 FROM moved WHERE $7 = 'dead'
+       SELECT i.dead_id, i.delivery_id, i.team_id, i.attempted_at
+         FROM input i JOIN moved ON moved.id = i.delivery_id
+        WHERE i.state = 'dead'
        ON CONFLICT (delivery_id) DO UPDATE SET failed_at = excluded.failed_at, replayed_at = NULL
      )
-     SELECT EXISTS (SELECT 1 FROM moved) AS moved`,
+     SELECT id FROM moved`,
     [
-      newId(attempt.attemptedAt.getTime()),
-      delivery.id,
-      attempt.attemptedAt,
-      attempt.status,
-      attempt.durationMs,
-      attempt.error,
-      next.state,
-      next.state === 'pending' ? next.at : attempt.attemptedAt,
-      delivery.claimToken,
-      newId(attempt.attemptedAt.getTime()),
-      delivery.teamId,
+      column((r) => newId(r.attemptedAt.getTime())),
+      column((r) => r.delivery.id),
+      column((r) => r.attemptedAt),
+      column((r) => r.status),
+      column((r) => r.durationMs),
+      column((r) => r.error),
+      column((r) => r.next.state),
+      column((r) => (r.next.state === 'pending' ? r.next.at : r.attemptedAt)),
+      column((r) => r.delivery.claimToken),
+      column((r) => newId(r.attemptedAt.getTime())),
+      column((r) => r.delivery.teamId),
     ],
   );
-  return rows[0]?.moved ?? false;
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Gives back claims not attempted (a worker stopping): due again at once, for any worker. */

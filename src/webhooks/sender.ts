@@ -17,7 +17,11 @@ export interface SenderOptions {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: any address may be reached (development and tests). */
   allowPrivate: boolean;
   timeoutMs?: number;
-  /** Connections kept open to one host, and so the requests in flight to it. */
+  /**
+   * Connections open at once to one host and port. The worker bounds the requests in flight
+   * per endpoint itself; several endpoints on one host (a slow one among them) must not
+   * queue behind each other here.
+   */
   maxSocketsPerHost?: number;
   resolve?: Resolver;
 }
@@ -50,7 +54,7 @@ export class WebhookSender {
   constructor(options: SenderOptions) {
     this.#options = {
       timeoutMs: DELIVERY_TIMEOUT_MS,
-      maxSocketsPerHost: 16,
+      maxSocketsPerHost: 256,
       ...options,
       resolve: options.resolve,
     };

@@ -4,7 +4,13 @@ import type { Metrics } from '../http/metrics.ts';
 import { raiseLinkExpiries } from '../links/commands.ts';
 import type { Clock } from '../shared/clock.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
-import { type ClaimedDelivery, claimDeliveries, recordAttempt, releaseClaims } from './queue.ts';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  claimDeliveries,
+  recordAttempts,
+  releaseClaims,
+} from './queue.ts';
 import { nextStep } from './schedule.ts';
 import { DELIVERY_TIMEOUT_MS, type Resolver, WebhookSender } from './sender.ts';
 
@@ -46,6 +52,11 @@ export interface WorkerOptions {
 export const ATTEMPTS_KEPT_MS = 30 * 24 * 3600 * 1000;
 /** A claim outlasts the attempt's timeout by this much: time to record the result. */
 const LEASE_MARGIN_MS = 10_000;
+/** While busy, claims are at least this far apart. */
+const CLAIM_INTERVAL_MS = 10;
+/** Attempts are recorded in batches of up to this many, or after this delay. */
+const RECORD_BATCH = 64;
+const RECORD_DELAY_MS = 5;
 const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
 /** After a failure to reach the database, the worker waits this long before trying again. */
 const OUTAGE_PAUSE_MS = 1000;
@@ -69,6 +80,11 @@ export class DeliveryWorker {
   #lastExpiryCheck = 0;
   #lastHousekeeping = 0;
   #outage = false;
+  #lastClaim = 0;
+  /** Attempts made, waiting to be recorded together. */
+  #results: AttemptRecord[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
 
   constructor(options: WorkerOptions) {
     const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -86,7 +102,7 @@ export class DeliveryWorker {
       userAgent: options.userAgent,
       allowPrivate: options.allowPrivateUrls,
       timeoutMs,
-      maxSocketsPerHost: this.#options.perEndpoint,
+      maxSocketsPerHost: this.#options.concurrency,
       resolve: options.resolve,
     });
   }
@@ -107,11 +123,16 @@ export class DeliveryWorker {
     this.#wake?.();
     await this.#running;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#flush();
     this.#sender.close();
   }
 
   async #loop(): Promise<void> {
     while (!this.#stopping) {
+      // While attempts are in flight, claims are spaced out, each taking every slot freed
+      // since the one before; an idle worker claims as soon as it is woken.
+      const wait = this.#lastClaim + CLAIM_INTERVAL_MS - Date.now();
+      if (this.#inFlight.size > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
       let claimed = 0;
       try {
         await this.#periodic();
@@ -150,6 +171,7 @@ export class DeliveryWorker {
   }
 
   async #claim(free: number): Promise<number> {
+    this.#lastClaim = Date.now();
     const now = this.#options.clock.now();
     const claimed = await claimDeliveries(this.#options.db, {
       now,
@@ -177,7 +199,7 @@ export class DeliveryWorker {
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
-    const { logger, metrics, clock, retryBaseMs } = this.#options;
+    const { clock, retryBaseMs } = this.#options;
     const attemptedAt = clock.now();
     const result = await this.#sender.send(
       delivery.url,
@@ -186,49 +208,74 @@ export class DeliveryWorker {
       delivery.body,
       attemptedAt,
     );
-    const attempts = delivery.attempts + 1;
-    const step = nextStep(result, attempts, retryBaseMs, this.#options.random());
-    const next =
-      step.kind === 'retry'
-        ? { state: 'pending' as const, at: new Date(clock.now().getTime() + step.delayMs) }
-        : { state: step.kind === 'succeeded' ? ('succeeded' as const) : ('dead' as const) };
-    try {
-      const held = await recordAttempt(this.#options.db, delivery, {
-        attemptedAt,
-        status: result.status,
-        durationMs: result.durationMs,
-        error: result.error,
-        next,
-      });
-      metrics?.webhookAttempts.inc({ result: step.kind === 'succeeded' ? 'succeeded' : 'failed' });
-      if (!held) {
-        logger.warn(
-          { endpointId: delivery.endpointId, deliveryId: delivery.id, eventId: delivery.eventId },
-          'webhook delivery: the claim lapsed before the attempt was recorded; another worker owns it now',
-        );
-        return;
+    const step = nextStep(result, delivery.attempts + 1, retryBaseMs, this.#options.random());
+    this.#results.push({
+      delivery,
+      attemptedAt,
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      next:
+        step.kind === 'retry'
+          ? { state: 'pending', at: new Date(clock.now().getTime() + step.delayMs) }
+          : { state: step.kind === 'succeeded' ? 'succeeded' : 'dead' },
+    });
+    if (this.#results.length >= RECORD_BATCH) void this.#flush();
+    else this.#flushTimer ??= setTimeout(() => void this.#flush(), RECORD_DELAY_MS);
+  }
+
+  /**
+   * Records the attempts made since the last flush in one statement, one flush at a time.
+   * If that fails, their claims lapse and the deliveries are attempted again, which
+   * at-least-once allows.
+   */
+  #flush(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#flushing = this.#flushing.then(async () => {
+      const batch = this.#results;
+      this.#results = [];
+      if (batch.length === 0) return;
+      try {
+        const moved = await recordAttempts(this.#options.db, batch);
+        for (const record of batch) this.#report(record, moved.has(record.delivery.id));
+      } catch (err) {
+        this.#reportFailure(err);
       }
-      if (step.kind === 'succeeded') return;
-      // Which endpoint failed and why; never the secret, the payload or the URL's query.
-      const context = {
-        endpointId: delivery.endpointId,
-        endpoint: safeUrl(delivery.url),
-        eventId: delivery.eventId,
-        type: delivery.type,
-        attempt: attempts,
-        status: result.status,
-        error: result.error,
-      };
-      if (step.kind === 'retry') {
-        logger.warn({ ...context, retryInMs: step.delayMs }, 'webhook delivery failed; it will be retried');
-      } else {
-        metrics?.webhookDeadLetters.inc();
-        logger.warn(context, 'webhook delivery failed; moved to the dead-letter queue');
-      }
-    } catch (err) {
-      // The attempt's result could not be recorded: the claim lapses and the delivery is
-      // attempted again, which at-least-once allows.
-      this.#reportFailure(err);
+    });
+    return this.#flushing;
+  }
+
+  /** Metrics, and a log line for each failure: which endpoint and why, never the secret, the payload or the URL's query. */
+  #report(record: AttemptRecord, held: boolean): void {
+    const { logger, metrics } = this.#options;
+    const { delivery, next } = record;
+    metrics?.webhookAttempts.inc({ result: next.state === 'succeeded' ? 'succeeded' : 'failed' });
+    if (!held) {
+      logger.warn(
+        { endpointId: delivery.endpointId, deliveryId: delivery.id, eventId: delivery.eventId },
+        'webhook delivery: the claim lapsed before the attempt was recorded; another worker owns it now',
+      );
+      return;
+    }
+    if (next.state === 'succeeded') return;
+    const context = {
+      endpointId: delivery.endpointId,
+      endpoint: safeUrl(delivery.url),
+      eventId: delivery.eventId,
+      type: delivery.type,
+      attempt: delivery.attempts + 1,
+      status: record.status,
+      error: record.error,
+    };
+    if (next.state === 'pending') {
+      logger.warn(
+        { ...context, retryAt: next.at.toISOString() },
+        'webhook delivery failed; it will be retried',
+      );
+    } else {
+      metrics?.webhookDeadLetters.inc();
+      logger.warn(context, 'webhook delivery failed; moved to the dead-letter queue');
     }
   }
 
