@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
-import { queueStats } from '../webhooks/queue.ts';
+import { type QueueStats, queueStats } from '../webhooks/queue.ts';
 
 /** The service's Prometheus metrics, one registry per app so tests do not share counts. */
 export function createMetrics() {
@@ -134,7 +134,7 @@ export function trackPool(metrics: Metrics, db: Database): void {
 export function trackWebhookQueue(metrics: Metrics, db: Database, clock: Clock): void {
   if (metrics.registry.getSingleMetric('dealroom_webhook_queue_depth')) return;
   const registers = [metrics.registry];
-  let reading: Promise<Awaited<ReturnType<typeof queueStats>> | undefined> | undefined;
+  let reading: Promise<QueueStats | undefined> | undefined;
   // One query serves the three gauges of a scrape.
   const stats = () => {
     reading ??= queueStats(db, clock.now())
@@ -146,31 +146,28 @@ export function trackWebhookQueue(metrics: Metrics, db: Database, clock: Clock):
       );
     return reading;
   };
-  new Gauge({
-    name: 'dealroom_webhook_queue_depth',
-    help: 'Webhook deliveries pending (due, waiting for a retry, or being attempted)',
-    registers,
-    async collect() {
-      const read = await stats();
-      if (read) this.set(read.pending);
-    },
-  });
-  new Gauge({
-    name: 'dealroom_webhook_oldest_pending_seconds',
-    help: 'Age of the oldest pending webhook delivery',
-    registers,
-    async collect() {
-      const read = await stats();
-      if (read) this.set(read.oldestPendingSeconds);
-    },
-  });
-  new Gauge({
-    name: 'dealroom_webhook_dead_letters',
-    help: 'Dead letters not replayed',
-    registers,
-    async collect() {
-      const read = await stats();
-      if (read) this.set(read.deadLetters);
-    },
-  });
+  const gauges: [string, string, (read: QueueStats) => number][] = [
+    [
+      'dealroom_webhook_queue_depth',
+      'Webhook deliveries pending (due, waiting for a retry, or being attempted)',
+      (read) => read.pending,
+    ],
+    [
+      'dealroom_webhook_oldest_pending_seconds',
+      'Age of the oldest pending webhook delivery',
+      (read) => read.oldestPendingSeconds,
+    ],
+    ['dealroom_webhook_dead_letters', 'Dead letters not replayed', (read) => read.deadLetters],
+  ];
+  for (const [name, help, pick] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const read = await stats();
+        if (read) this.set(pick(read));
+      },
+    });
+  }
 }

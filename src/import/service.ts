@@ -12,6 +12,9 @@ export interface ImportOptions {
 
 export type ImportCounts = Record<RecordType, number>;
 
+/** The longest one statement of an import may run on PostgreSQL. */
+const IMPORT_STATEMENT_TIMEOUT = '30min';
+
 /**
  * Loads every record in one transaction: the first bad record (or any failure) rolls the
  * whole import back, leaving the database as it was.
@@ -25,6 +28,9 @@ export async function importRecords(
   const now = clock.now();
   const every = options.progressEvery ?? 100_000;
   const counts = await db.transaction(async (tx) => {
+    // An import's set-based statements grow with its size: the time limit that guards the
+    // API's requests does not apply to them.
+    if (db.kind === 'postgres') await tx.query(`SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
     const writer = new ImportWriter(tx);
     let seen = 0;
     for await (const { type, raw, where } of source) {
@@ -38,7 +44,11 @@ export async function importRecords(
   // A large import changes the tables' shape far faster than autovacuum notices: give the
   // planner fresh statistics before the first reads (a sample; about a second at 1M rows).
   if (counts.view + counts.visit + counts.download >= ANALYZE_AFTER_EVENTS) {
-    await db.query(`ANALYZE ${ANALYZED_TABLES.join(', ')}`);
+    await db.transaction(async (tx) => {
+      if (db.kind === 'postgres')
+        await tx.query(`SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
+      await tx.query(`ANALYZE ${ANALYZED_TABLES.join(', ')}`);
+    });
     // The rollups are read by index-only scans, which need their pages marked all-visible.
     // They are small (one row per room, day and document or link): a fraction of a second.
     await db.query('VACUUM room_daily, room_daily_views, room_daily_visits');
