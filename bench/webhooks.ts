@@ -26,7 +26,8 @@ export interface WebhookReport {
 }
 
 const FAST_ENDPOINTS = 5;
-const SLOW_DELIVERIES = 200;
+// Enough to keep the slow endpoint busy (8 at a time, 2 s each) for longer than the backlog lasts.
+const SLOW_DELIVERIES = 1000;
 
 export async function benchWebhooks(options: {
   manageBase: string;

@@ -1,6 +1,7 @@
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
+import { IMPORT_STATEMENT_TIMEOUT_MS } from '../import/service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
@@ -70,7 +71,13 @@ export async function main(argv: string[]): Promise<number> {
 async function runWithStore(config: Readonly<Config>, command: string, args: string[]): Promise<number> {
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
-    opened = await openStore(config);
+    // An import's set-based statements grow with its size: the limit that guards the API's
+    // requests does not apply to them (on PostgreSQL the import sets its own).
+    opened = await openStore(
+      config,
+      undefined,
+      command === 'import' ? { statementTimeoutMs: IMPORT_STATEMENT_TIMEOUT_MS } : {},
+    );
   } catch (err) {
     if (!(err instanceof StoreBusyError) || !err.holder.socket || !err.holder.secret) throw err;
     if (command === 'import') {

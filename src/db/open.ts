@@ -26,6 +26,8 @@ const OWN_FILES = new Set([LOCK_FILE, 'control.sock']);
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'pool'>>,
   onAvailability?: (available: boolean, err?: unknown) => void,
+  /** The embedded store's limit on one statement (an import's grow with its size). */
+  embedded: { statementTimeoutMs?: number } = {},
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const db = await openPostgres({
@@ -51,7 +53,7 @@ export async function openStore(
     const pgdata = join(dataDir, 'pgdata');
     let db: Database;
     try {
-      db = await openEmbedded(pgdata);
+      db = await openEmbedded(pgdata, embedded);
     } catch (err) {
       throw new DataDirError(
         `the embedded store in ${pgdata} could not be opened (${describe(err)}); it may be damaged. Restore ${dataDir} from a backup, or move it away to start with an empty store`,

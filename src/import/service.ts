@@ -12,8 +12,9 @@ export interface ImportOptions {
 
 export type ImportCounts = Record<RecordType, number>;
 
-/** The longest one statement of an import may run on PostgreSQL. */
-const IMPORT_STATEMENT_TIMEOUT = '30min';
+/** The longest one statement of an import may run. */
+export const IMPORT_STATEMENT_TIMEOUT_MS = 30 * 60 * 1000;
+const IMPORT_STATEMENT_TIMEOUT = `${IMPORT_STATEMENT_TIMEOUT_MS}ms`;
 
 /**
  * Loads every record in one transaction: the first bad record (or any failure) rolls the
