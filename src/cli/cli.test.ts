@@ -8,7 +8,7 @@ import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { load, make } from '../testing/fixtures.ts';
-import { BIN, dealroom, startServer } from '../testing/process.ts';
+import { BIN, dealroom, startServer, startWorkerProcess } from '../testing/process.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
@@ -172,6 +172,27 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       }
     } finally {
       await receiver.close();
+    }
+  });
+
+  it('runs a worker alone, with its /metrics behind the admin token', async () => {
+    const refused = await dealroom(['worker', '--metrics-port', '0'], { ...env, ADMIN_TOKEN: '' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--metrics-port needs ADMIN_TOKEN/);
+    const token = 'a-long-enough-admin-token';
+    const worker = await startWorkerProcess({ ...env, ADMIN_TOKEN: token }, ['--metrics-port', '0']);
+    try {
+      const url = /Worker metrics on (http:\/\/\S+)/.exec(worker.output())?.[1] as string;
+      expect((await fetch(url)).status).toBe(401);
+      expect((await fetch(url, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(
+        401,
+      );
+      const scraped = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toMatch(/^dealroom_webhook_queue_depth \d+$/m);
+    } finally {
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
     }
   });
 

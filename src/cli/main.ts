@@ -19,7 +19,8 @@ const USAGE = `usage: dealroom <command>
                                          management API when ADMIN_TOKEN is set, and the
                                          webhook worker unless --no-worker; --demo loads
                                          demo data into an empty database and prints a key
-  worker                                 deliver webhooks (run any number on PostgreSQL)
+  worker [--metrics-port N]              deliver webhooks (run any number on PostgreSQL);
+                                         /metrics on N, behind ADMIN_TOKEN
   migrate                                bring the database schema up to date
   import FILE                            load a .json or .ndjson file, all or nothing
   seed --demo                            fill an empty database with demo data; prints a key

@@ -1,10 +1,14 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.ts';
+import { type Config, parsePort } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
-import type { Metrics } from '../http/metrics.ts';
+import { INTERNAL_ERROR_MESSAGE } from '../http/errors.ts';
+import { createMetrics, type Metrics, trackPool, trackWebhookQueue } from '../http/metrics.ts';
+import { adminTokenChecker } from '../management/token.ts';
 import { systemClock } from '../shared/clock.ts';
 import { DeliveryWorker, type WorkerLogger } from '../webhooks/worker.ts';
 import { UsageError } from './context.ts';
@@ -41,7 +45,17 @@ export function startWorker(
  * inside `dealroom serve`.
  */
 export async function workerCommand(config: Readonly<Config>, args: string[]): Promise<number> {
-  parseArgs({ args, options: {} });
+  const { values } = parseArgs({ args, options: { 'metrics-port': { type: 'string' } } });
+  const problems: string[] = [];
+  const metricsPort =
+    values['metrics-port'] === undefined
+      ? undefined
+      : parsePort(values['metrics-port'], 0, '--metrics-port', problems);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  const adminToken = config.management.adminToken;
+  if (metricsPort !== undefined && !adminToken) {
+    throw new UsageError('--metrics-port needs ADMIN_TOKEN: /metrics is internal, and answers only to it');
+  }
   const logger = createLogger(config.logLevel);
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
@@ -57,9 +71,20 @@ export async function workerCommand(config: Readonly<Config>, args: string[]): P
     throw err;
   }
   const { db } = opened;
+  let metricsServer: Server | undefined;
   try {
     await migrate(db);
-    const worker = startWorker(config, db, logger);
+    const metrics = createMetrics().withDefaults();
+    trackWebhookQueue(metrics, db, systemClock);
+    trackPool(metrics, db);
+    const worker = startWorker(config, db, logger, metrics);
+    if (metricsPort !== undefined && adminToken) {
+      metricsServer = await serveMetrics(metrics, adminToken, config.management.host, metricsPort);
+      const { port } = metricsServer.address() as AddressInfo;
+      console.log(
+        `Worker metrics on http://${config.management.host}:${port}/metrics (Authorization: Bearer $ADMIN_TOKEN)`,
+      );
+    }
     console.log(`Webhook worker running (${db.kind} store)`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
@@ -73,6 +98,49 @@ export async function workerCommand(config: Readonly<Config>, args: string[]): P
     logger.info('stopped');
     return 0;
   } finally {
+    metricsServer?.close();
     await db.close();
   }
+}
+
+/** GET /metrics for a worker process, behind the admin token like the management API's. */
+async function serveMetrics(
+  metrics: Metrics,
+  adminToken: string,
+  host: string,
+  port: number,
+): Promise<Server> {
+  const checkToken = adminTokenChecker(adminToken);
+  const answer = (
+    res: ServerResponse,
+    status: number,
+    body: object,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      answer(res, 404, { error: 'Not found', code: 'not_found' });
+      return;
+    }
+    const refused = checkToken(req.headers.authorization);
+    if (refused) {
+      answer(res, 401, { error: refused.message, code: 'unauthorized' }, { 'www-authenticate': 'Bearer' });
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+      },
+      () => answer(res, 500, { error: INTERNAL_ERROR_MESSAGE, code: 'internal_error' }),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return server;
 }

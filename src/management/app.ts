@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyBaseLogger,
@@ -20,6 +20,7 @@ import { roomRoutes } from './routes/rooms.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { adminTokenChecker } from './token.ts';
 import { bodyErrorMessage } from './validation.ts';
 
 export interface ManagementDeps {
@@ -87,20 +88,11 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   observeRequests(app, metrics, 'management');
   trackPool(metrics, deps.db);
 
-  const expected = createHash('sha256').update(deps.adminToken).digest();
+  const checkToken = adminTokenChecker(deps.adminToken);
   app.addHook('onRequest', async (request) => {
     if (request.url === '/openapi.json' && request.method === 'GET') return;
-    const header = request.headers.authorization;
-    if (!header || Array.isArray(header) || header.trim() === '') {
-      throw new ApiError('unauthorized', 'Admin token is required', { 'WWW-Authenticate': 'Bearer' });
-    }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const given = createHash('sha256')
-      .update(match?.[1] ?? '')
-      .digest();
-    if (!match || !timingSafeEqual(given, expected)) {
-      throw new ApiError('unauthorized', 'Invalid admin token', { 'WWW-Authenticate': 'Bearer' });
-    }
+    const refused = checkToken(request.headers.authorization);
+    if (refused) throw refused;
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {

@@ -80,9 +80,9 @@ export interface WorkerProcess {
 }
 
 /** Starts `dealroom worker` and resolves once it runs. */
-export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+export function startWorkerProcess(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker'], {
+    const child = spawn(process.execPath, [BIN, 'worker', ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
