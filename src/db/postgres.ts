@@ -77,6 +77,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     } catch (err) {
       throw unreachable(err);
     }
+    // A checked-out client has no listener of the pool's: a connection lost between two
+    // statements would otherwise be an uncaught error. The statement in flight, or the next,
+    // fails with it, and the transaction rolls back.
+    const onLost = (err: Error) => {
+      unreachable(err);
+    };
+    client.on('error', onLost);
     const tx: Queryable = {
       query: (sql, params) => run(client, sql, params),
       async exec(script) {
@@ -88,10 +95,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await run(client, 'BEGIN');
       const result = await work(tx);
       await run(client, 'COMMIT');
+      client.off('error', onLost);
       client.release();
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
+      client.off('error', onLost);
       // Passing the error destroys the connection instead of returning a possibly
       // broken one to the pool.
       client.release(err instanceof Error ? err : true);

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../shared/clock.ts';
+import { createDealRoom } from '../deal-rooms/commands.ts';
+import { ManualClock, systemClock } from '../shared/clock.ts';
+import { createTeam } from '../teams/commands.ts';
 import { testApp } from '../testing/app.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { postgresBinDir, startOwnPostgres } from '../testing/own-postgres.ts';
+import { startReceiver, until } from '../testing/receiver.ts';
+import { createEndpoint } from '../webhooks/endpoints.ts';
+import { DeliveryWorker } from '../webhooks/worker.ts';
 import type { Database } from './database.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
@@ -68,6 +73,41 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
       expect(back.body.data.id).toBe(room.id);
     } finally {
       await app.close();
+    }
+  });
+
+  it('keeps the webhook worker quiet through the outage (one line), then delivers what waited', async () => {
+    const receiver = await startReceiver();
+    const ctx = { db, clock: systemClock, appUrl: 'http://localhost:3000', allowPrivateUrls: true };
+    const team = await createTeam(ctx, { name: 'Outage' });
+    await createEndpoint(ctx, team.id, { url: receiver.url('/outage') });
+    await createDealRoom(ctx, team.id, { name: 'Waits' });
+    const lines: { level: string; message: string }[] = [];
+    const log = (level: string) => (_object: object, message: string) => lines.push({ level, message });
+    server.stop();
+    const worker = new DeliveryWorker({
+      db,
+      clock: systemClock,
+      logger: { info: log('info'), warn: log('warn'), error: log('error') },
+      appUrl: 'http://localhost:3000',
+      retryBaseMs: 50,
+      allowPrivateUrls: true,
+      userAgent: 'test',
+      pollMs: 20,
+    });
+    worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(lines).toEqual([{ level: 'error', message: 'webhook worker: database unreachable; retrying' }]);
+      server.start();
+      await until(() => receiver.to('/outage').length === 1, 'the delivery after the outage');
+      expect(lines.map((line) => line.message)).toEqual([
+        'webhook worker: database unreachable; retrying',
+        'webhook worker: database reachable again',
+      ]);
+    } finally {
+      await worker.stop();
+      await receiver.close();
     }
   });
 });
