@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { deleteDocument } from '../documents/commands.ts';
 import { deleteLink } from '../links/commands.ts';
