@@ -186,13 +186,16 @@ export class DeliveryWorker {
     }
     for (const delivery of claimed) {
       this.#busy.set(delivery.endpointId, (this.#busy.get(delivery.endpointId) ?? 0) + 1);
-      const attempt = this.#deliver(delivery).finally(() => {
-        this.#inFlight.delete(attempt);
-        const left = (this.#busy.get(delivery.endpointId) ?? 1) - 1;
-        if (left === 0) this.#busy.delete(delivery.endpointId);
-        else this.#busy.set(delivery.endpointId, left);
-        this.#wake?.();
-      });
+      // An attempt never throws by design; were one to, its claim lapses and it is retried.
+      const attempt = this.#deliver(delivery)
+        .catch((err: unknown) => this.#reportFailure(err))
+        .finally(() => {
+          this.#inFlight.delete(attempt);
+          const left = (this.#busy.get(delivery.endpointId) ?? 1) - 1;
+          if (left === 0) this.#busy.delete(delivery.endpointId);
+          else this.#busy.set(delivery.endpointId, left);
+          this.#wake?.();
+        });
       this.#inFlight.add(attempt);
     }
     return claimed.length;
