@@ -2,8 +2,10 @@
 
 -- A worker claims a delivery by moving its next_attempt_at to the end of a lease and
 -- setting claim_token; it records the attempt only while the token is still its own. A
--- worker that dies mid-delivery leaves the claim to lapse, and another takes it.
+-- worker that dies mid-delivery leaves the claim to lapse, and another takes it. The
+-- lease's end is next_attempt_at, so locked_until would only repeat it.
 ALTER TABLE webhook_deliveries ADD COLUMN claim_token uuid;
+ALTER TABLE webhook_deliveries DROP COLUMN locked_until;
 -- Claims go endpoint by endpoint, so that one slow endpoint's backlog is never scanned
 -- to find another's work.
 CREATE INDEX webhook_deliveries_endpoint_due_idx ON webhook_deliveries (endpoint_id, next_attempt_at)

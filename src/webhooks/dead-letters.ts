@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.ts';
 import type { EventType } from '../outbox/record.ts';
 import { isUuid } from '../shared/ids.ts';
 import { teamExists } from '../write/load.ts';
-import { inWrite, type WriteContext } from '../write/transaction.ts';
+import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 
 /** One delivery attempt, as contract.md section 4 gives it. */
 export interface WebhookAttempt {
@@ -135,12 +135,7 @@ export async function replayDeadLetter(ctx: WriteContext, id: string): Promise<D
     if (!row) throw notFound();
     if (row.replayed_at !== null) throw new ApiError('conflict', 'This dead letter was already replayed');
     await tx.query('UPDATE webhook_dead_letters SET replayed_at = $2 WHERE id = $1', [id, tx.now]);
-    await tx.query(
-      `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, locked_until = NULL,
-              claim_token = NULL, updated_at = $2
-        WHERE id = $1`,
-      [row.delivery_id, tx.now],
-    );
+    await requeue(tx, [row.delivery_id]);
     return toDeadLetter(row);
   });
 }
@@ -156,23 +151,30 @@ export async function replayEndpointDeadLetters(ctx: WriteContext, endpointId: s
   return inWrite(ctx, async (tx) => {
     const exists = await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1', [endpointId]);
     if (exists.length === 0) throw notFound();
-    const [row] = await tx.query<{ n: number }>(
-      `WITH replayed AS (
-         UPDATE webhook_dead_letters dl SET replayed_at = $2
-           FROM webhook_deliveries d
-          WHERE d.id = dl.delivery_id AND d.endpoint_id = $1 AND dl.replayed_at IS NULL
-         RETURNING dl.delivery_id
-       ), queued AS (
-         UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, locked_until = NULL,
-                claim_token = NULL, updated_at = $2
-          WHERE id IN (SELECT delivery_id FROM replayed)
-         RETURNING 1
-       )
-       SELECT count(*)::int AS n FROM queued`,
+    const replayed = await tx.query<{ delivery_id: string }>(
+      `UPDATE webhook_dead_letters dl SET replayed_at = $2
+         FROM webhook_deliveries d
+        WHERE d.id = dl.delivery_id AND d.endpoint_id = $1 AND dl.replayed_at IS NULL
+       RETURNING dl.delivery_id`,
       [endpointId, tx.now],
     );
-    return row?.n ?? 0;
+    await requeue(
+      tx,
+      replayed.map((r) => r.delivery_id),
+    );
+    return replayed.length;
   });
+}
+
+/** Puts deliveries back in the queue, due now, with a fresh count of attempts. */
+async function requeue(tx: WriteTx, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, claim_token = NULL,
+            updated_at = $2
+      WHERE id = ANY ($1::uuid[])`,
+    [deliveryIds, tx.now],
+  );
 }
 
 function toDeadLetter(row: DeadLetterRow): DeadLetter {

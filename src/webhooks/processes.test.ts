@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { createDealRoom } from '../deal-rooms/commands.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -31,7 +32,6 @@ describe.runIf(storeKinds().includes('postgres'))('webhook workers as processes 
   beforeAll(async () => {
     store = await freshStoreEnv('postgres');
     db = await openPostgres({ connectionString: store.env.DATABASE_URL as string, maxConnections: 4 });
-    const { migrate } = await import('../db/migrate.ts');
     await migrate(db);
     ctx = { db, clock: systemClock, appUrl: 'http://localhost:3000', allowPrivateUrls: true };
     receiver = await startReceiver();

@@ -76,7 +76,7 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
         LIMIT $5
      )
      UPDATE webhook_deliveries d
-        SET next_attempt_at = $6, locked_until = $6, claim_token = $7, updated_at = $4
+        SET next_attempt_at = $6, claim_token = $7, updated_at = $4
        FROM picked, webhook_events ev, webhook_endpoints e
       WHERE d.id = picked.id AND ev.id = d.event_id AND e.id = d.endpoint_id
      RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.team_id, ev.payload::text AS body,
@@ -141,8 +141,8 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
          FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
      ), moved AS (
        UPDATE webhook_deliveries d
-          SET state = i.state, attempts = d.attempts + 1, next_attempt_at = i.next_at, locked_until = NULL,
-              claim_token = NULL, last_status = i.status, last_error = i.error, updated_at = i.attempted_at
+          SET state = i.state, attempts = d.attempts + 1, next_attempt_at = i.next_at, claim_token = NULL,
+              last_status = i.status, last_error = i.error, updated_at = i.attempted_at
          FROM input i
         WHERE d.id = i.delivery_id AND d.claim_token = i.token
        RETURNING d.id
@@ -175,7 +175,7 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
 export async function releaseClaims(db: Queryable, deliveries: ClaimedDelivery[], now: Date): Promise<void> {
   if (deliveries.length === 0) return;
   await db.query(
-    `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_until = NULL, claim_token = NULL
+    `UPDATE webhook_deliveries SET next_attempt_at = $3, claim_token = NULL
       WHERE id = ANY ($1::uuid[]) AND claim_token = $2`,
     [deliveries.map((d) => d.id), deliveries[0]?.claimToken, now],
   );
