@@ -7,7 +7,8 @@ import { systemClock } from '../shared/clock.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
-import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+import { IDEMPOTENCY_TTL_MS } from '../write/transaction.ts';
+import { ATTEMPTS_KEPT_MS, DeliveryWorker, type WorkerOptions } from './worker.ts';
 
 const BASE_MS = 40;
 const quiet = { info() {}, warn() {}, error() {} };
@@ -324,6 +325,31 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
       type: 'link.expired',
       data: { id: linkId },
     });
+  });
+
+  it('prunes attempts older than 30 days and Idempotency-Key answers older than 24 hours', async () => {
+    const t = await team();
+    await room(t.teamId);
+    startWorker();
+    await until(async () => (await attempts(t.endpointId)).length === 1, 'an attempt');
+    await worker?.stop();
+    worker = undefined;
+    const now = Date.now();
+    await db.query('UPDATE webhook_attempts SET attempted_at = $2 WHERE endpoint_id = $1', [
+      t.endpointId,
+      new Date(now - ATTEMPTS_KEPT_MS - 60_000),
+    ]);
+    await db.query(
+      `INSERT INTO idempotency_keys (key, fingerprint, result, created_at)
+       VALUES ('old-key', 'f', 'null', $1), ('new-key', 'f', 'null', $2)`,
+      [new Date(now - IDEMPOTENCY_TTL_MS - 60_000), new Date(now - 60_000)],
+    );
+    startWorker();
+    await until(async () => (await attempts(t.endpointId)).length === 0, 'the old attempt pruned');
+    const keys = await db.query<{ key: string }>(
+      "SELECT key FROM idempotency_keys WHERE key IN ('old-key', 'new-key')",
+    );
+    expect(keys.map((k) => k.key)).toEqual(['new-key']);
   });
 
   it('reports the queue on /metrics', async () => {
