@@ -11,7 +11,9 @@ import type { Rows } from './rows.ts';
  *
  * Lock order, the same for every writer so concurrent ones cannot deadlock: viewers, then
  * the per-day and per-document rows, then the room's row, last (it is the one every writer
- * of a busy room waits for, so it is held for the shortest time).
+ * of a busy room waits for, so it is held for the shortest time). Within a table, rows are
+ * taken in key order (the ORDER BYs below), so two batches of views that share rows take
+ * them in the same order.
  */
 
 /** The UTC day of a timestamp expression. */
@@ -114,7 +116,7 @@ async function applyRoomViews(
      ), per_document_day AS (
        INSERT INTO room_daily_views (deal_room_id, day, document_id, views, duration_seconds)
        SELECT deal_room_id, ${day('started_at')}, document_id, count(*), sum(duration_seconds)
-         FROM ${from} GROUP BY 1, 2, 3
+         FROM ${from} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
        ON CONFLICT (deal_room_id, day, document_id) DO UPDATE
           SET views = room_daily_views.views + excluded.views,
               duration_seconds = room_daily_views.duration_seconds + excluded.duration_seconds
@@ -122,7 +124,7 @@ async function applyRoomViews(
      ), per_document AS (
        UPDATE documents d SET total_views = d.total_views + a.n, duration_sum = d.duration_sum + a.duration
          FROM (SELECT document_id, count(*)::int AS n, sum(duration_seconds) AS duration
-                 FROM ${from} GROUP BY 1) a
+                 FROM ${from} GROUP BY 1 ORDER BY 1) a
         WHERE d.id = a.document_id
        RETURNING 1
      ), per_day AS (
@@ -133,7 +135,7 @@ async function applyRoomViews(
                  FROM ${from} GROUP BY 1, 2
                UNION ALL
                SELECT room, day, 0, 0, latest FROM moves) p
-        GROUP BY 1, 2
+        GROUP BY 1, 2 ORDER BY 1, 2
        ON CONFLICT (deal_room_id, day) DO UPDATE
           SET views = room_daily.views + excluded.views,
               duration_seconds = room_daily.duration_seconds + excluded.duration_seconds,
@@ -146,7 +148,7 @@ async function applyRoomViews(
             first_view_at = least(r.first_view_at, a.first_at)
        FROM (SELECT deal_room_id, count(*)::int AS n, sum(duration_seconds) AS duration,
                     min(started_at) AS first_at
-               FROM ${from} GROUP BY 1) a
+               FROM ${from} GROUP BY 1 ORDER BY 1) a
        LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id
       WHERE r.id = a.deal_room_id`,
     [

@@ -94,6 +94,53 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     }
   });
 
+  it('records view starts arriving together through serve, and the read API counts each at once', async () => {
+    const token = 'a-long-enough-admin-token';
+    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
+    try {
+      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const post = async (path: string, body: unknown) => {
+        const response = await fetch(`${manage}${path}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, body: (await response.json()) as { data: { id: string } } };
+      };
+      const teamId = (await post('/teams', { name: 'Tracked' })).body.data.id;
+      const key = ((await post(`/teams/${teamId}/keys`, {})).body.data as unknown as { key: string }).key;
+      const roomId = (await post(`/teams/${teamId}/deal-rooms`, { name: 'Live room' })).body.data.id;
+      const documentId = (
+        await post(`/deal-rooms/${roomId}/documents`, { name: 'Deck', status: 'published' })
+      ).body.data.id;
+      const linkId = (await post(`/deal-rooms/${roomId}/links`, { name: 'Investors' })).body.data.id;
+      const starts = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          post(`/links/${linkId}/views`, { documentId, viewer: { email: `viewer${i % 25}@example.com` } }),
+        ),
+      );
+      expect(starts.map((s) => s.status)).toEqual(Array(40).fill(201));
+      expect(new Set(starts.map((s) => s.body.data.id)).size).toBe(40);
+      const refused = await post(`/links/${linkId}/views`, {
+        documentId: linkId,
+        viewer: { visitorId: 'v' },
+      });
+      expect(refused).toEqual({
+        status: 404,
+        body: { error: 'Document not found on this link', code: 'not_found' },
+      });
+
+      const room = await fetch(`${server.base}/v1/deal-rooms/${roomId}`, { headers: { 'x-api-key': key } });
+      expect((await room.json()).data).toMatchObject({ totalViews: 40, uniqueViewers: 25 });
+      const metrics = await (await fetch(`${manage}/metrics`, { headers })).text();
+      expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="view.started"\} 40$/m);
+      expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="viewer.created"\} 25$/m);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
   it('delivers webhooks from inside serve (not with --no-worker); dealroom webhooks manages them while it runs', async () => {
     const receiver = await startReceiver();
     const hooks = { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '50' };

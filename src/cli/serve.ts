@@ -12,6 +12,7 @@ import { createMetrics, trackWebhookQueue } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
 import { createRateLimiter } from '../rate-limit/create.ts';
 import { systemClock } from '../shared/clock.ts';
+import { openViewStartThread, type ViewStartThread } from '../tracking/view-thread.ts';
 import type { DeliveryWorker } from '../webhooks/worker.ts';
 import { runCaptured } from './commands.ts';
 import { UsageError } from './context.ts';
@@ -29,6 +30,10 @@ const DRAIN_QUIET_MS = 300;
  * Runs the read API until SIGTERM or SIGINT, then stops taking connections, lets requests
  * in flight finish, and closes the store. Resolves with the exit code.
  */
+
+/** Connections of the view-start thread's pool: a batch holds one while it is written. */
+const VIEW_START_CONNECTIONS = 4;
+
 export async function serve(config: Readonly<Config>, args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -52,6 +57,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   });
   let control: Server | undefined;
   let writeDb: Database | undefined;
+  let viewThread: ViewStartThread | undefined;
   let workerDb: Database | undefined;
   let worker: DeliveryWorker | undefined;
   let stopLimiter: (() => Promise<void>) | undefined;
@@ -119,8 +125,19 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
               maxWaitMs: config.pool.maxWaitMs,
             })
           : undefined;
+        // View starts, the bulk of live tracking, are written in a thread of their own there,
+        // so that their transactions' round trips do not queue behind the read requests.
+        viewThread = config.databaseUrl
+          ? await openViewStartThread({
+              connectionString: config.databaseUrl,
+              maxConnections: VIEW_START_CONNECTIONS,
+              maxWaiting: config.pool.maxWaiting,
+              maxWaitMs: config.pool.maxWaitMs,
+            })
+          : undefined;
         management = await buildManagementApp({
           db: writeDb ?? db,
+          startView: viewThread?.startView,
           clock,
           appUrl: config.appUrl,
           adminToken: config.management.adminToken,
@@ -199,6 +216,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     await stopLimiter?.();
     await worker?.stop();
     await workerDb?.close();
+    await viewThread?.close();
     await writeDb?.close();
     await db.close();
   }

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnModuleWorker } from '../shared/threads.ts';
 import type { Database, Queryable } from './database.ts';
 import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
 
@@ -53,7 +54,7 @@ export async function openEmbedded(
   };
 
   const start = async (): Promise<Worker> => {
-    const worker = spawnWorker(dataDir);
+    const worker = spawnModuleWorker(import.meta.url, 'pglite-worker', { dataDir });
     let onError: (err: Error) => void = () => undefined;
     let onExit: (code: number) => void = () => undefined;
     let onMessage: (reply: WorkerReply) => void = () => undefined;
@@ -185,12 +186,3 @@ export async function openEmbedded(
  * The worker runs compiled JavaScript; from the TypeScript source (the test runner) it is
  * loaded through tsx, a development dependency, registered in the worker first.
  */
-function spawnWorker(dataDir: string | undefined): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
-  }
-  const file = new URL('./pglite-worker.ts', import.meta.url).href;
-  // Resolved from the working folder: the test runner runs from the project's root.
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(file)}); })`;
-  return new Worker(boot, { eval: true, workerData: { dataDir } });
-}

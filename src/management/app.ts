@@ -15,6 +15,7 @@ import { forGenerators } from '../http/openapi.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import type { TypedFastify } from '../http/types.ts';
 import type { Clock } from '../shared/clock.ts';
+import { startView } from '../tracking/view-starts.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
 import { roomRoutes } from './routes/rooms.ts';
 import { teamRoutes } from './routes/teams.ts';
@@ -33,11 +34,14 @@ export interface ManagementDeps {
   metrics?: Metrics;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: (() => void) | undefined;
+  /** How view starts are written: startView itself unless given (serve's thread, view-thread.ts). */
+  startView?: typeof startView | undefined;
 }
 
 /** What the management routes share: the store, and how a request's write is run. */
 export interface ManagementRouteDeps {
   db: Database;
+  startView: typeof startView;
   /**
    * Runs a write operation for a request: with the request's Idempotency-Key, and on a
    * repeat of it, the first answer instead of a second change.
@@ -136,6 +140,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
 
   const routeDeps: ManagementRouteDeps = {
     db: deps.db,
+    startView: deps.startView ?? startView,
     async write(request, operation) {
       const ctx: WriteContext = {
         db: deps.db,

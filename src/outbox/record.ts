@@ -44,6 +44,13 @@ export interface EventPayload {
   data: unknown;
 }
 
+/** An event to record: what it is about and the resource as it stands after the change. */
+export interface NewEvent {
+  teamId: string;
+  type: EventType;
+  data: unknown;
+}
+
 /**
  * Records an event in the outbox, in the transaction of the change that caused it: the
  * event, and one pending delivery for every enabled endpoint of the team subscribed to its
@@ -55,27 +62,44 @@ export async function recordEvent(
   type: EventType,
   data: unknown,
 ): Promise<void> {
-  const id = newId(tx.now.getTime());
-  const payload: EventPayload = {
-    id,
-    type,
-    createdAt: tx.now.toISOString(),
-    apiVersion: API_VERSION,
-    teamId,
-    data,
-  };
+  await recordEvents(tx, [{ teamId, type, data }]);
+}
+
+/** Several events in one statement (a batch of writes); their ids, in the given order. */
+export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  const createdAt = tx.now.toISOString();
+  const recorded = events.map(({ type }) => ({ id: newId(tx.now.getTime()), type }));
+  const payloads = events.map(
+    ({ teamId, type, data }, i): EventPayload => ({
+      id: recorded[i]?.id as string,
+      type,
+      createdAt,
+      apiVersion: API_VERSION,
+      teamId,
+      data,
+    }),
+  );
   await tx.query(
     `WITH event AS (
        INSERT INTO webhook_events (id, team_id, type, payload, created_at)
-       VALUES ($1, $2, $3, $4, $5)
-       RETURNING id
+       SELECT id, team_id, type, payload, $5 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[])
+           AS e(id, team_id, type, payload)
+       RETURNING id, team_id, type
      )
      INSERT INTO webhook_deliveries
             (id, event_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
      SELECT gen_random_uuid(), event.id, e.id, 'pending', $5, $5, $5
-       FROM event, webhook_endpoints e
-      WHERE e.team_id = $2 AND e.enabled AND (e.event_types IS NULL OR $3 = ANY (e.event_types))`,
-    [id, teamId, type, JSON.stringify(payload), tx.now],
+       FROM event JOIN webhook_endpoints e ON e.team_id = event.team_id
+      WHERE e.enabled AND (e.event_types IS NULL OR event.type = ANY (e.event_types))`,
+    [
+      recorded.map((e) => e.id),
+      events.map((e) => e.teamId),
+      events.map((e) => e.type),
+      payloads.map((p) => JSON.stringify(p)),
+      tx.now,
+    ],
   );
-  tx.events.push({ id, type });
+  tx.events.push(...recorded);
+  return recorded;
 }

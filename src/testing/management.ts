@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
 import { type Clock, ManualClock } from '../shared/clock.ts';
+import type { startView } from '../tracking/view-starts.ts';
 import { TEST_APP_URL, testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';
 
@@ -38,9 +39,10 @@ export async function managementClient(
   db: Database,
   clock: Clock,
   metrics = createMetrics(),
-  options: { allowPrivateUrls?: boolean } = {},
+  options: { allowPrivateUrls?: boolean; startView?: typeof startView } = {},
 ) {
   const app = await buildManagementApp({
+    startView: options.startView,
     db,
     clock,
     appUrl: TEST_APP_URL,

@@ -34,6 +34,13 @@ export interface LockedViewer {
   lastViewedAt: Date | null;
 }
 
+/** A viewer wanted in a room, with the id it gets if it is new. */
+export interface WantedViewer {
+  roomId: string;
+  viewer: ViewerIdentity;
+  newId: string;
+}
+
 /**
  * The room's viewer of that identity, created on first sight, and locked: concurrent first
  * views of one new viewer make one viewer, and the second sees the first's view.
@@ -44,16 +51,51 @@ export async function lockViewer(
   viewer: ViewerIdentity,
   newId: string,
 ): Promise<LockedViewer> {
-  const identity = identityKey(viewer);
+  const [locked] = await lockViewers(tx, [{ roomId, viewer, newId }]);
+  if (!locked) throw new Error('viewer vanished after its insert');
+  return locked;
+}
+
+/**
+ * lockViewer for several viewers at once (no identity twice in one room), in the given
+ * order. Inserted in (room, identity) order and locked in id order, the same for every
+ * writer, so concurrent batches cannot deadlock on them.
+ */
+export async function lockViewers(tx: WriteTx, wanted: readonly WantedViewer[]): Promise<LockedViewer[]> {
+  if (wanted.length === 0) return [];
+  const rooms = wanted.map((w) => w.roomId);
+  const identities = wanted.map((w) => identityKey(w.viewer));
   await tx.query(
-    `INSERT INTO viewers (id, deal_room_id, identity, email, created_at) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO viewers (id, deal_room_id, identity, email, created_at)
+     SELECT id, room, identity, email, $5 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[])
+         AS t(id, room, identity, email)
+      ORDER BY room, identity
      ON CONFLICT (deal_room_id, identity) DO NOTHING`,
-    [newId, roomId, identity, viewer.kind === 'email' ? viewer.email : '', tx.now],
+    [
+      wanted.map((w) => w.newId),
+      rooms,
+      identities,
+      wanted.map((w) => (w.viewer.kind === 'email' ? w.viewer.email : '')),
+      tx.now,
+    ],
   );
-  const [row] = await tx.query<{ id: string; total_views: number; last_viewed_at: Date | null }>(
-    'SELECT id, total_views, last_viewed_at FROM viewers WHERE deal_room_id = $1 AND identity = $2 FOR UPDATE',
-    [roomId, identity],
+  const rows = await tx.query<{
+    id: string;
+    deal_room_id: string;
+    identity: string;
+    total_views: number;
+    last_viewed_at: Date | null;
+  }>(
+    `SELECT v.id, v.deal_room_id, v.identity, v.total_views, v.last_viewed_at
+       FROM viewers v JOIN unnest($1::uuid[], $2::text[]) AS t(room, identity)
+            ON v.deal_room_id = t.room AND v.identity = t.identity
+      ORDER BY v.id FOR UPDATE OF v`,
+    [rooms, identities],
   );
-  if (!row) throw new Error('viewer vanished after its insert');
-  return { id: row.id, totalViews: row.total_views, lastViewedAt: row.last_viewed_at };
+  const found = new Map(rows.map((r) => [`${r.deal_room_id}/${r.identity}`, r]));
+  return wanted.map((w, i) => {
+    const row = found.get(`${w.roomId.toLowerCase()}/${identities[i]}`);
+    if (!row) throw new Error('viewer vanished after its insert');
+    return { id: row.id, totalViews: row.total_views, lastViewedAt: row.last_viewed_at };
+  });
 }

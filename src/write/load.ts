@@ -86,17 +86,18 @@ export interface ViewerRecord extends ViewerRow {
   deal_room_id: string;
 }
 
-/** A viewer with views (the shape of the viewer list); undefined for one without views. */
-export async function loadViewer(tx: Queryable, id: string): Promise<ViewerRecord | undefined> {
+/** Viewers with views (the shape of the viewer list), by id; one without views is left out. */
+export async function loadViewers(tx: Queryable, ids: readonly string[]): Promise<Map<string, ViewerRecord>> {
+  if (ids.length === 0) return new Map();
   const rows = await tx.query<ViewerRecord>(
     `SELECT v.id, v.deal_room_id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
             v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed,
             coalesce(l.name, '') AS link_name
        FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
-      WHERE v.id = $1 AND v.total_views > 0`,
-    [id],
+      WHERE v.id = ANY ($1::uuid[]) AND v.total_views > 0`,
+    [ids],
   );
-  return rows[0];
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export async function teamExists(tx: Queryable, id: string): Promise<boolean> {

@@ -59,14 +59,12 @@ export async function inWrite<T>(
           exec: (script) => inner.exec(script),
           copyFrom: (table, columns, text) => inner.copyFrom(table, columns, text),
         };
-        if (ctx.idempotency) await claimKey(tx, ctx.idempotency);
-        const value = await work(tx);
         if (ctx.idempotency) {
-          await tx.query('UPDATE idempotency_keys SET result = $2 WHERE key = $1', [
-            ctx.idempotency.key,
-            JSON.stringify(kept(value) ?? null),
-          ]);
+          const [refused] = await claimKeys(tx, [ctx.idempotency]);
+          if (refused) throw refused;
         }
+        const value = await work(tx);
+        if (ctx.idempotency) await keepAnswers(tx, [{ key: ctx.idempotency.key, answer: kept(value) }]);
         return value;
       });
       ctx.onCommitted?.(events);
@@ -79,29 +77,80 @@ export async function inWrite<T>(
   }
 }
 
-async function claimKey(tx: WriteTx, claim: { key: string; fingerprint: string }): Promise<void> {
-  // A concurrent request with the same key waits here until the first one commits or
-  // rolls back; then it either finds the kept answer or claims the key itself.
-  const claimed = await tx.query(
-    `INSERT INTO idempotency_keys (key, fingerprint, created_at) VALUES ($1, $2, $3)
+export interface IdempotencyClaim {
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * Claims Idempotency-Keys in the writing transaction (no key twice). Each comes back null
+ * when claimed (the write goes ahead), or as what its request answers instead: the first
+ * answer (IdempotentReplay), or a conflict when that answer was to another request. A
+ * concurrent request with the same key waits here until the first one commits or rolls
+ * back; then it either finds the kept answer or claims the key itself.
+ */
+export async function claimKeys(
+  tx: WriteTx,
+  claims: readonly IdempotencyClaim[],
+): Promise<(IdempotentReplay | ApiError | null)[]> {
+  if (claims.length === 0) return [];
+  const claimed = await tx.query<{ key: string }>(
+    `INSERT INTO idempotency_keys (key, fingerprint, created_at)
+     SELECT key, fingerprint, $3 FROM unnest($1::text[], $2::text[]) AS c(key, fingerprint) ORDER BY key
      ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, result = NULL,
                                      created_at = excluded.created_at
        WHERE idempotency_keys.created_at < $4
-     RETURNING 1`,
-    [claim.key, claim.fingerprint, tx.now, new Date(tx.now.getTime() - IDEMPOTENCY_TTL_MS)],
+     RETURNING key`,
+    [
+      claims.map((c) => c.key),
+      claims.map((c) => c.fingerprint),
+      tx.now,
+      new Date(tx.now.getTime() - IDEMPOTENCY_TTL_MS),
+    ],
   );
-  if (claimed.length > 0) return;
-  const [first] = await tx.query<{ fingerprint: string; result: unknown }>(
-    'SELECT fingerprint, result FROM idempotency_keys WHERE key = $1',
-    [claim.key],
-  );
-  if (!first || first.fingerprint !== claim.fingerprint) {
-    throw new ApiError(
-      'conflict',
-      'This Idempotency-Key was already used with a different request; use a new key for a new request',
+  const ours = new Set(claimed.map((row) => row.key));
+  const taken = claims.filter((c) => !ours.has(c.key));
+  const first = new Map<string, { fingerprint: string; result: unknown }>();
+  if (taken.length > 0) {
+    const rows = await tx.query<{ key: string; fingerprint: string; result: unknown }>(
+      'SELECT key, fingerprint, result FROM idempotency_keys WHERE key = ANY ($1::text[])',
+      [taken.map((c) => c.key)],
     );
+    for (const row of rows) first.set(row.key, row);
   }
-  throw new IdempotentReplay(first.result);
+  return claims.map((claim) => {
+    if (ours.has(claim.key)) return null;
+    const answer = first.get(claim.key);
+    if (!answer || answer.fingerprint !== claim.fingerprint) {
+      return new ApiError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request; use a new key for a new request',
+      );
+    }
+    return new IdempotentReplay(answer.result);
+  });
+}
+
+/** Keeps each claimed key's answer, for its repeats. */
+export async function keepAnswers(
+  tx: WriteTx,
+  answers: readonly { key: string; answer: unknown }[],
+): Promise<void> {
+  if (answers.length === 0) return;
+  await tx.query(
+    `UPDATE idempotency_keys k SET result = a.result
+       FROM unnest($1::text[], $2::jsonb[]) AS a(key, result) WHERE k.key = a.key`,
+    [answers.map((a) => a.key), answers.map((a) => JSON.stringify(a.answer ?? null))],
+  );
+}
+
+/**
+ * Gives back keys claimed for writes that were then refused, as a rollback of their own
+ * would (a batch commits the others): a retry of a refused request runs again.
+ */
+export async function releaseKeys(tx: WriteTx, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.query('DELETE FROM idempotency_keys WHERE key = ANY ($1::text[])', [keys]);
 }
 
 /** Forgets answers older than 24 hours. */

@@ -1,6 +1,6 @@
 import { ApiError } from '../../http/errors.ts';
 import type { TypedFastify } from '../../http/types.ts';
-import { completeView, recordDownload, recordVisit, startView } from '../../tracking/commands.ts';
+import { completeView, recordDownload, recordVisit } from '../../tracking/commands.ts';
 import type { ManagementRouteDeps } from '../app.ts';
 import {
   CompleteBody,
@@ -16,7 +16,7 @@ import {
 import { answers, toDate } from './common.ts';
 
 /** What the viewer-tracking front end records: visits, views and downloads. */
-export function trackingRoutes(app: TypedFastify, { write }: ManagementRouteDeps): void {
+export function trackingRoutes(app: TypedFastify, { write, startView }: ManagementRouteDeps): void {
   const tags = ['Tracking'];
 
   app.post(

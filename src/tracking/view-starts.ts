@@ -1,0 +1,251 @@
+import { applyViewersOfViews } from '../aggregates/deltas.ts';
+import { VIEW_COLUMNS, type ViewFact, viewRows } from '../aggregates/rows.ts';
+import type { Database } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
+import { identityKey, type ViewerIdentity } from '../import/records.ts';
+import { type NewEvent, type RecordedEvent, recordEvents } from '../outbox/record.ts';
+import type { Clock } from '../shared/clock.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { toViewer } from '../viewers/service.ts';
+import { type Settled, WriteBatcher } from '../write/batch.ts';
+import { loadViewers } from '../write/load.ts';
+import {
+  claimKeys,
+  type IdempotencyClaim,
+  inWrite,
+  keepAnswers,
+  releaseKeys,
+  type WriteContext,
+  type WriteTx,
+} from '../write/transaction.ts';
+import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
+import { lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
+
+/** How long after the start of their previous view a known viewer's new one is a return. */
+export const RETURN_AFTER_MS = 30 * 60 * 1000;
+/** The most view starts one transaction takes. */
+const MAX_BATCH = 128;
+
+export interface View {
+  id: string;
+  dealRoomId: string;
+  documentId: string;
+  linkId: string;
+  viewerId: string;
+  startedAt: string;
+  durationSeconds: number;
+}
+
+interface ViewStart {
+  ctx: WriteContext;
+  linkId: string;
+  documentId: string;
+  viewer: ViewerIdentity;
+  startedAt: Date | undefined;
+}
+
+/**
+ * A view starts: view.started, and viewer.created (their first view in the room) or
+ * viewer.returned (30 minutes or more after the start of their previous one).
+ *
+ * View starts are what live tracking sends most, all onto the same few rows of a busy room,
+ * so concurrent ones are committed together (write/batch.ts): one transaction, the same
+ * set-based deltas an import uses, the room's rows locked once per batch. A viewer or an
+ * Idempotency-Key appears at most once in a batch, so each answer and event is what the
+ * view alone would give.
+ */
+export function startView(
+  ctx: WriteContext,
+  linkId: string,
+  input: { documentId: string; viewer: ViewerInput; startedAt?: Date | undefined },
+): Promise<View> {
+  if (!isUuid(linkId)) return Promise.reject(linkNotFound());
+  let viewer: ViewerIdentity;
+  try {
+    viewer = viewerIdentity(input.viewer);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return batcherFor(ctx.db, ctx.clock).submit({
+    ctx,
+    linkId: linkId.toLowerCase(),
+    documentId: input.documentId,
+    viewer,
+    startedAt: input.startedAt,
+  });
+}
+
+/** One batcher per store and clock: a batch shares one transaction and one "now". */
+const batchers = new WeakMap<Database, WeakMap<Clock, WriteBatcher<ViewStart, View>>>();
+
+function batcherFor(db: Database, clock: Clock): WriteBatcher<ViewStart, View> {
+  let byClock = batchers.get(db);
+  if (!byClock) {
+    byClock = new WeakMap();
+    batchers.set(db, byClock);
+  }
+  let batcher = byClock.get(clock);
+  if (!batcher) {
+    batcher = new WriteBatcher((starts) => startViews(db, clock, starts), {
+      maxItems: MAX_BATCH,
+      exclusiveKeys: (start) => [
+        `viewer:${identityKey(start.viewer)}`,
+        ...(start.ctx.idempotency ? [`key:${start.ctx.idempotency.key}`] : []),
+      ],
+    });
+    byClock.set(clock, batcher);
+  }
+  return batcher;
+}
+
+/** What one start has become so far inside the batch's transaction. */
+interface Progress {
+  start: ViewStart;
+  outcome?: Settled<View>;
+  target?: LinkTarget;
+  startedAt?: Date;
+  events: RecordedEvent[];
+}
+
+async function startViews(
+  db: Database,
+  clock: Clock,
+  starts: readonly ViewStart[],
+): Promise<Settled<View>[]> {
+  let progress: Progress[] = [];
+  await inWrite({ db, clock, appUrl: '' }, async (tx) => {
+    progress = starts.map((start) => ({ start, events: [] }));
+    await claimStartKeys(tx, progress);
+    await openTargets(tx, progress);
+    const live = progress.filter((p) => !p.outcome);
+    if (live.length > 0) await writeViews(tx, live);
+    await keepAnswers(
+      tx,
+      live.flatMap((p) =>
+        p.start.ctx.idempotency && p.outcome?.ok
+          ? [{ key: p.start.ctx.idempotency.key, answer: p.outcome.value }]
+          : [],
+      ),
+    );
+  });
+  for (const p of progress) if (p.outcome?.ok) p.start.ctx.onCommitted?.(p.events);
+  return progress.map((p) => p.outcome ?? { ok: false, error: new Error('a view start was left unsettled') });
+}
+
+/** Idempotency-Keys first: a repeat gets its first answer even if the link has closed since. */
+async function claimStartKeys(tx: WriteTx, progress: Progress[]): Promise<void> {
+  const keyed = progress.filter((p) => p.start.ctx.idempotency);
+  const refusals = await claimKeys(
+    tx,
+    keyed.map((p) => p.start.ctx.idempotency as IdempotencyClaim),
+  );
+  keyed.forEach((p, i) => {
+    const refusal = refusals[i];
+    if (refusal) p.outcome = { ok: false, error: refusal };
+  });
+}
+
+/** Each start's link and document, checked open; a refused start keeps its error. */
+async function openTargets(tx: WriteTx, progress: Progress[]): Promise<void> {
+  const refused: string[] = [];
+  const open = progress.filter((p) => !p.outcome);
+  for (const p of open) {
+    try {
+      p.startedAt = eventTime(tx, p.start.startedAt, 'startedAt');
+    } catch (err) {
+      p.outcome = { ok: false, error: err };
+    }
+  }
+  const checked = open.filter((p) => !p.outcome);
+  const targets = await openLinks(
+    tx,
+    checked.map((p) => ({
+      linkId: p.start.linkId,
+      documentId: p.start.documentId,
+      hasEmail: p.start.viewer.kind === 'email',
+    })),
+  );
+  checked.forEach((p, i) => {
+    const target = targets[i];
+    if (target instanceof ApiError || !target) p.outcome = { ok: false, error: target ?? linkNotFound() };
+    else p.target = target;
+  });
+  for (const p of open) if (p.outcome && p.start.ctx.idempotency) refused.push(p.start.ctx.idempotency.key);
+  await releaseKeys(tx, refused);
+}
+
+/** The views of the starts that passed their checks: rows, deltas, events. */
+async function writeViews(tx: WriteTx, live: Progress[]): Promise<void> {
+  const locked = await lockViewers(
+    tx,
+    live.map((p) => ({
+      roomId: (p.target as LinkTarget).roomId,
+      viewer: p.start.viewer,
+      newId: newId(tx.now.getTime()),
+    })),
+  );
+  const views: ViewFact[] = live.map((p, i) => ({
+    id: newId(tx.now.getTime()),
+    dealRoomId: (p.target as LinkTarget).roomId,
+    documentId: p.start.documentId.toLowerCase(),
+    linkId: p.start.linkId,
+    viewerId: (locked[i] as { id: string }).id,
+    viewerName: p.start.viewer.name,
+    startedAt: p.startedAt as Date,
+    durationSeconds: 0,
+  }));
+  const rows = viewRows(views);
+  await tx.query(
+    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}) ${rows.sql}`,
+    rows.params,
+  );
+  // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
+  const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
+
+  const kinds = live.map((_, i) => {
+    const viewer = locked[i] as { totalViews: number; lastViewedAt: Date | null };
+    const startedAt = views[i]?.startedAt as Date;
+    if (viewer.totalViews === 0) return 'viewer.created' as const;
+    const returned =
+      viewer.lastViewedAt !== null && startedAt.getTime() - viewer.lastViewedAt.getTime() >= RETURN_AFTER_MS;
+    return returned ? ('viewer.returned' as const) : null;
+  });
+  const viewers = await loadViewers(
+    tx,
+    views.filter((_, i) => kinds[i] !== null).map((v) => v.viewerId),
+  );
+  const events: NewEvent[] = [];
+  const owners: Progress[] = [];
+  live.forEach((p, i) => {
+    const view = views[i] as ViewFact;
+    const teamId = (p.target as LinkTarget).teamId;
+    const rendered = renderView(view);
+    p.outcome = { ok: true, value: rendered };
+    events.push({ teamId, type: 'view.started', data: rendered });
+    owners.push(p);
+    const kind = kinds[i];
+    if (kind) {
+      const row = viewers.get(view.viewerId);
+      if (!row) throw new Error('a viewer with a view has no row');
+      events.push({ teamId, type: kind, data: { ...toViewer(row), dealRoomId: view.dealRoomId } });
+      owners.push(p);
+    }
+  });
+  const recorded = await recordEvents(tx, events);
+  recorded.forEach((event, i) => {
+    owners[i]?.events.push(event);
+  });
+  await roomFigures();
+}
+
+export function renderView(view: Omit<View, 'startedAt'> & { startedAt: Date }): View {
+  return {
+    id: view.id,
+    dealRoomId: view.dealRoomId,
+    documentId: view.documentId,
+    linkId: view.linkId,
+    viewerId: view.viewerId,
+    startedAt: view.startedAt.toISOString(),
+    durationSeconds: view.durationSeconds,
+  };
+}
