@@ -9,9 +9,12 @@ import type { Rows } from './rows.ts';
  * read its staging tables. Call them after the event rows themselves are inserted (a
  * viewer's distinct documents are counted from their views).
  *
- * Lock order, the same for every writer so concurrent ones cannot deadlock: viewers, then
- * the per-day and per-document rows, then the room's row, last (it is the one every writer
- * of a busy room waits for, so it is held for the shortest time). Within a table, rows are
+ * Lock order, the same for every writer so concurrent ones cannot deadlock: viewers, each
+ * in a statement before the room's, then the room's rows in one last statement (they are
+ * the ones every writer of a busy room waits for, so they are held for the shortest time).
+ * In that statement PostgreSQL runs the main UPDATE of the room's own row first and the
+ * data-modifying WITH clauses it does not read after it, so the room's row is taken before
+ * its per-day and per-document rows, the same in every writer. Within a table, rows are
  * taken in key order (the ORDER BYs below), so two batches of views that share rows take
  * them in the same order.
  */
@@ -168,20 +171,25 @@ export async function applyViewDuration(
   addedSeconds: number,
 ): Promise<void> {
   if (addedSeconds === 0) return;
-  const params = [view.dealRoomId, view.documentId, view.viewerId, view.startedAt, addedSeconds];
+  // The viewer first, in a statement of its own: in one statement the room's row would be
+  // locked before it (see the lock order above), against the order of a batch of view
+  // starts, which holds its viewers when it reaches the room.
+  await tx.query('UPDATE viewers SET total_duration_seconds = total_duration_seconds + $2 WHERE id = $1', [
+    view.viewerId,
+    addedSeconds,
+  ]);
+  const params = [view.dealRoomId, view.documentId, view.startedAt, addedSeconds];
   await tx.query(
-    `WITH viewer AS (
-       UPDATE viewers SET total_duration_seconds = total_duration_seconds + $5 WHERE id = $3 RETURNING 1
-     ), per_document_day AS (
-       UPDATE room_daily_views SET duration_seconds = duration_seconds + $5
-        WHERE deal_room_id = $1 AND day = ${day('$4::timestamptz')} AND document_id = $2 RETURNING 1
+    `WITH per_document_day AS (
+       UPDATE room_daily_views SET duration_seconds = duration_seconds + $4
+        WHERE deal_room_id = $1 AND day = ${day('$3::timestamptz')} AND document_id = $2 RETURNING 1
      ), per_document AS (
-       UPDATE documents SET duration_sum = duration_sum + $5 WHERE id = $2 RETURNING 1
+       UPDATE documents SET duration_sum = duration_sum + $4 WHERE id = $2 RETURNING 1
      ), per_day AS (
-       UPDATE room_daily SET duration_seconds = duration_seconds + $5
-        WHERE deal_room_id = $1 AND day = ${day('$4::timestamptz')} RETURNING 1
+       UPDATE room_daily SET duration_seconds = duration_seconds + $4
+        WHERE deal_room_id = $1 AND day = ${day('$3::timestamptz')} RETURNING 1
      )
-     UPDATE deal_rooms SET duration_sum = duration_sum + $5 WHERE id = $1`,
+     UPDATE deal_rooms SET duration_sum = duration_sum + $4 WHERE id = $1`,
     params,
   );
 }

@@ -31,8 +31,8 @@ const DRAIN_QUIET_MS = 300;
  * in flight finish, and closes the store. Resolves with the exit code.
  */
 
-/** Connections of the view-start thread's pool: a batch holds one while it is written. */
-const VIEW_START_CONNECTIONS = 4;
+/** Connections of the view-start thread's pool: one batch is written at a time, so one, and one spare. */
+const VIEW_START_CONNECTIONS = 2;
 
 export async function serve(config: Readonly<Config>, args: string[]): Promise<number> {
   const { values } = parseArgs({
