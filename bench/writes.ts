@@ -8,6 +8,8 @@ import { type LoadResult, load } from './lib.ts';
 
 export interface WriteReport {
   viewStarts: LoadResult;
+  /** A bare route answering POSTs of the same sizes from as many writers, just before. */
+  bare: LoadResult;
   readAlone: LoadResult;
   readDuringWrites: LoadResult;
   readPath: string;
@@ -16,13 +18,14 @@ export interface WriteReport {
 export async function benchWrites(options: {
   readBase: string;
   manageBase: string;
+  bareBase: string;
   adminToken: string;
   key: string;
   busyRoomId: string;
   seconds: number;
   connections: number;
 }): Promise<WriteReport> {
-  const { readBase, manageBase, adminToken, key, busyRoomId, seconds, connections } = options;
+  const { readBase, manageBase, bareBase, adminToken, key, busyRoomId, seconds, connections } = options;
   const readHeaders = { 'x-api-key': key };
   const list = async (what: string) => {
     const res = await fetch(`${readBase}/v1/deal-rooms/${busyRoomId}/${what}?per_page=100`, {
@@ -34,6 +37,25 @@ export async function benchWrites(options: {
   const documents = (await list('documents')).map((d) => d.id);
   if (links.length === 0 || documents.length === 0)
     throw new Error('the busy room has no open link or document');
+
+  const body = (n: number) =>
+    JSON.stringify({
+      documentId: documents[n % documents.length],
+      viewer: { email: `live-${n}@bench.example` },
+    });
+  const answered = await fetch(`${manageBase}/links/${links[0]}/views`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: body(0),
+  });
+  if (answered.status !== 201) throw new Error(`a view start answered ${answered.status}`);
+  const bare = await load(`${bareBase}/bytes/${Buffer.byteLength(await answered.text())}`, {
+    seconds,
+    connections,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body(1),
+  });
 
   const readPath = `${readBase}/v1/deal-rooms/${busyRoomId}`;
   const readAlone = await load(readPath, { seconds, connections, headers: readHeaders });
@@ -67,6 +89,7 @@ export async function benchWrites(options: {
   const run = await writes;
   return {
     readPath,
+    bare,
     readAlone,
     readDuringWrites,
     viewStarts: {
