@@ -19,7 +19,7 @@ import {
   type WriteTx,
 } from '../write/transaction.ts';
 import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
-import { lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
+import { type LockedViewer, lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
 
 /** How long after the start of their previous view a known viewer's new one is a return. */
 export const RETURN_AFTER_MS = 30 * 60 * 1000;
@@ -102,9 +102,14 @@ function batcherFor(db: Database, clock: Clock): WriteBatcher<ViewStart, View> {
 interface Progress {
   start: ViewStart;
   outcome?: Settled<View>;
-  target?: LinkTarget;
-  startedAt?: Date;
   events: RecordedEvent[];
+}
+
+/** A start that passed its checks: what it goes through, and when it started. */
+interface Checked {
+  progress: Progress;
+  target: LinkTarget;
+  startedAt: Date;
 }
 
 async function startViews(
@@ -116,12 +121,11 @@ async function startViews(
   await inWrite({ db, clock, appUrl: '' }, async (tx) => {
     progress = starts.map((start) => ({ start, events: [] }));
     await claimStartKeys(tx, progress);
-    await openTargets(tx, progress);
-    const live = progress.filter((p) => !p.outcome);
-    if (live.length > 0) await writeViews(tx, live);
+    const checked = await openTargets(tx, progress);
+    if (checked.length > 0) await writeViews(tx, checked);
     await keepAnswers(
       tx,
-      live.flatMap((p) =>
+      checked.flatMap(({ progress: p }) =>
         p.start.ctx.idempotency && p.outcome?.ok
           ? [{ key: p.start.ctx.idempotency.key, answer: p.outcome.value }]
           : [],
@@ -145,53 +149,59 @@ async function claimStartKeys(tx: WriteTx, progress: Progress[]): Promise<void> 
   });
 }
 
-/** Each start's link and document, checked open; a refused start keeps its error. */
-async function openTargets(tx: WriteTx, progress: Progress[]): Promise<void> {
-  const refused: string[] = [];
+/**
+ * Each start's time and link and document, checked open: the starts that passed, while a
+ * refused start keeps its error and gives its Idempotency-Key back.
+ */
+async function openTargets(tx: WriteTx, progress: Progress[]): Promise<Checked[]> {
   const open = progress.filter((p) => !p.outcome);
+  const timed: { progress: Progress; startedAt: Date }[] = [];
   for (const p of open) {
     try {
-      p.startedAt = eventTime(tx, p.start.startedAt, 'startedAt');
+      timed.push({ progress: p, startedAt: eventTime(tx, p.start.startedAt, 'startedAt') });
     } catch (err) {
       p.outcome = { ok: false, error: err };
     }
   }
-  const checked = open.filter((p) => !p.outcome);
   const targets = await openLinks(
     tx,
-    checked.map((p) => ({
-      linkId: p.start.linkId,
-      documentId: p.start.documentId,
-      hasEmail: p.start.viewer.kind === 'email',
+    timed.map(({ progress: { start } }) => ({
+      linkId: start.linkId,
+      documentId: start.documentId,
+      hasEmail: start.viewer.kind === 'email',
     })),
   );
-  checked.forEach((p, i) => {
-    const target = targets[i];
-    if (target instanceof ApiError || !target) p.outcome = { ok: false, error: target ?? linkNotFound() };
-    else p.target = target;
+  const checked: Checked[] = [];
+  timed.forEach((t, i) => {
+    const target = targets[i] ?? linkNotFound();
+    if (target instanceof ApiError) t.progress.outcome = { ok: false, error: target };
+    else checked.push({ ...t, target });
   });
-  for (const p of open) if (p.outcome && p.start.ctx.idempotency) refused.push(p.start.ctx.idempotency.key);
-  await releaseKeys(tx, refused);
+  await releaseKeys(
+    tx,
+    open.flatMap((p) => (p.outcome && p.start.ctx.idempotency ? [p.start.ctx.idempotency.key] : [])),
+  );
+  return checked;
 }
 
 /** The views of the starts that passed their checks: rows, deltas, events. */
-async function writeViews(tx: WriteTx, live: Progress[]): Promise<void> {
+async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
   const locked = await lockViewers(
     tx,
-    live.map((p) => ({
-      roomId: (p.target as LinkTarget).roomId,
-      viewer: p.start.viewer,
+    checked.map(({ progress, target }) => ({
+      roomId: target.roomId,
+      viewer: progress.start.viewer,
       newId: newId(tx.now.getTime()),
     })),
   );
-  const views: ViewFact[] = live.map((p, i) => ({
+  const views: ViewFact[] = checked.map(({ progress: { start }, target, startedAt }, i) => ({
     id: newId(tx.now.getTime()),
-    dealRoomId: (p.target as LinkTarget).roomId,
-    documentId: p.start.documentId.toLowerCase(),
-    linkId: p.start.linkId,
-    viewerId: (locked[i] as { id: string }).id,
-    viewerName: p.start.viewer.name,
-    startedAt: p.startedAt as Date,
+    dealRoomId: target.roomId,
+    documentId: start.documentId.toLowerCase(),
+    linkId: start.linkId,
+    viewerId: (locked[i] as LockedViewer).id,
+    viewerName: start.viewer.name,
+    startedAt,
     durationSeconds: 0,
   }));
   const rows = viewRows(views);
@@ -202,9 +212,8 @@ async function writeViews(tx: WriteTx, live: Progress[]): Promise<void> {
   // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
   const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
 
-  const kinds = live.map((_, i) => {
-    const viewer = locked[i] as { totalViews: number; lastViewedAt: Date | null };
-    const startedAt = views[i]?.startedAt as Date;
+  const kinds = checked.map(({ startedAt }, i) => {
+    const viewer = locked[i] as LockedViewer;
     if (viewer.totalViews === 0) return 'viewer.created' as const;
     const returned =
       viewer.lastViewedAt !== null && startedAt.getTime() - viewer.lastViewedAt.getTime() >= RETURN_AFTER_MS;
@@ -216,9 +225,8 @@ async function writeViews(tx: WriteTx, live: Progress[]): Promise<void> {
   );
   const events: NewEvent[] = [];
   const owners: Progress[] = [];
-  live.forEach((p, i) => {
+  checked.forEach(({ progress: p, target: { teamId } }, i) => {
     const view = views[i] as ViewFact;
-    const teamId = (p.target as LinkTarget).teamId;
     const rendered = renderView(view);
     p.outcome = { ok: true, value: rendered };
     events.push({ teamId, type: 'view.started', data: rendered });
