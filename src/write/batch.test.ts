@@ -20,7 +20,9 @@ function recording(maxItems = 100) {
       if (items.length > 0 && items.some((i) => i.fails === 'busy')) throw new DatabaseBusyError();
       if (items.some((i) => i.fails === 'statement')) throw new Error('a statement failed');
       return items.map((i) =>
-        i.fails === 'item' ? { ok: false, error: new Error(`refused ${i.name}`) } : { ok: true, value: `done ${i.name}` },
+        i.fails === 'item'
+          ? { ok: false, error: new Error(`refused ${i.name}`) }
+          : { ok: true, value: `done ${i.name}` },
       );
     },
     { maxItems, exclusiveKeys: (item) => item.keys ?? [] },
