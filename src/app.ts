@@ -6,7 +6,11 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
+import type { Clock } from './core/clock.ts';
+import { ApiError, apiErrors } from './core/errors.ts';
+import { createMetrics, type Metrics } from './core/metrics.ts';
 import type { Database } from './db/database.ts';
+import { trackPool } from './db/metrics.ts';
 import { dealRoomRoutes } from './deal-rooms/routes.ts';
 import { documentRoutes } from './documents/routes.ts';
 import { databaseCheck, type HealthCheck, healthRoutes } from './health/routes.ts';
@@ -14,24 +18,21 @@ import { createAuthenticator } from './http/auth.ts';
 import { conditionalGet } from './http/caching.ts';
 import { registerDocs } from './http/docs.ts';
 import {
-  ApiError,
-  apiErrors,
   clientError,
   frameworkError,
   installErrorHandlers,
   logCompletion,
   rawErrorResponse,
 } from './http/errors.ts';
-import { createMetrics, type Metrics, observeRequests, trackPool } from './http/metrics.ts';
+import { observeRequests } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { V1_PATHS } from './http/paths.ts';
 import { createRateLimitCheck } from './http/rate-limit.ts';
 import { requestIdFor } from './http/request-id.ts';
-import type { TypedFastify } from './http/types.ts';
 import { decodableUrl } from './http/url.ts';
 import { linkRoutes } from './links/routes.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
-import type { Clock } from './shared/clock.ts';
+import type { TypedFastify } from './routing/types.ts';
 import { viewerRoutes } from './viewers/routes.ts';
 
 export interface AppDeps {

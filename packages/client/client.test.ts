@@ -9,11 +9,11 @@ import type {
 import type { Document as ServerDocument } from '../../src/documents/schemas.ts';
 import type { Link as ServerLink } from '../../src/links/schemas.ts';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock } from '../../src/core/clock.ts';
 import { load, make, teamWithKey } from '../../src/testing/fixtures.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
 import type { Viewer as ServerViewer } from '../../src/viewers/schemas.ts';
-import { generateWebhookSecret, webhookHeaders } from '../../src/webhooks/signature.ts';
+import { generateWebhookSecret, webhookHeaders } from '../../src/delivery/signature.ts';
 import {
   type Analytics,
   type DealRoom,

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
+import { newId } from '../core/ids.ts';
 import type { Database } from '../db/database.ts';
 import { deleteDocument } from '../documents/commands.ts';
 import { deleteLink } from '../links/commands.ts';
-import { newId } from '../shared/ids.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { expectFiguresMatch } from '../testing/recompute.ts';
 import { storeKinds } from '../testing/stores.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { roundedMean } from '../core/time.ts';
 import { datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';
-import { createApiKey } from '../keys/service.ts';
+import { createApiKey } from '../keys/commands.ts';
 import { DEMO_TEAM_ID, demoDataset } from '../seed/demo.ts';
-import { roundedMean } from '../shared/time.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { periodDays } from './period.ts';

@@ -1,5 +1,5 @@
-import type { Period } from '../http/query.ts';
-import { addDays, daysBetween, isoDay, startOfUtcDay } from '../shared/time.ts';
+import { addDays, daysBetween, isoDay, startOfUtcDay } from '../core/time.ts';
+import type { Period } from './schemas.ts';
 
 const PERIOD_DAYS = { '7d': 7, '30d': 30, '90d': 90 } as const;
 

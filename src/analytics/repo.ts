@@ -1,5 +1,5 @@
+import { isoDay } from '../core/time.ts';
 import type { Queryable } from '../db/database.ts';
-import { isoDay } from '../shared/time.ts';
 
 /** The room's kept all-time figures, when it is the team's. */
 export interface RoomFigures {

@@ -1,9 +1,8 @@
+import { SingleEnvelope, single } from '../core/envelope.ts';
+import { responses } from '../core/responses.ts';
 import { RoomParams } from '../deal-rooms/routes.ts';
-import { SingleEnvelope, single } from '../http/envelope.ts';
-import { AnalyticsQuery } from '../http/query.ts';
-import { responses } from '../http/responses.ts';
-import type { RouteDeps, TypedFastify } from '../http/types.ts';
-import { AnalyticsSchema } from './schemas.ts';
+import type { RouteDeps, TypedFastify } from '../routing/types.ts';
+import { AnalyticsQuery, AnalyticsSchema } from './schemas.ts';
 import { getAnalytics } from './service.ts';
 
 export function analyticsRoutes(app: TypedFastify, { db, clock }: RouteDeps): void {

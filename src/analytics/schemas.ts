@@ -1,6 +1,16 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { StringEnum, Uuid } from '../http/fields.ts';
-import { PERIODS } from '../http/query.ts';
+import { StringEnum, Uuid } from '../core/fields.ts';
+
+export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
+export type Period = (typeof PERIODS)[number];
+
+export const AnalyticsQuery = Type.Object({
+  period: Type.Optional(
+    StringEnum(PERIODS, {
+      description: 'Days covered, ending today (UTC): 7, 30, 90, or all time. Default 30d.',
+    }),
+  ),
+});
 
 export const AnalyticsSchema = Type.Object(
   {

@@ -1,11 +1,10 @@
+import { apiErrors } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { isoDay, roundedMean } from '../core/time.ts';
 import type { Queryable } from '../db/database.ts';
-import { apiErrors } from '../http/errors.ts';
-import type { Period } from '../http/query.ts';
-import { isUuid } from '../shared/ids.ts';
-import { isoDay, roundedMean } from '../shared/time.ts';
 import { fillDailySeries, periodDays } from './period.ts';
 import * as repo from './repo.ts';
-import type { Analytics } from './schemas.ts';
+import type { Analytics, Period } from './schemas.ts';
 
 const TOP_LIMIT = 10;
 

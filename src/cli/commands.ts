@@ -1,9 +1,9 @@
 import { DealRoomApiError } from '../../packages/client/index.js';
+import { ApiError } from '../core/errors.ts';
 import type { Database } from '../db/database.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { migrate } from '../db/migrate.ts';
 import { DataDirError } from '../db/open.ts';
-import { ApiError } from '../http/errors.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';
 import { UsageError } from './context.ts';

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../shared/clock.ts';
 import type { WriteContext } from '../write/transaction.ts';
 
 /** What a CLI command gets: the store, the clock and where its output goes. */

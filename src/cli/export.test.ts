@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemClock } from '../shared/clock.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { dealroom } from '../testing/process.ts';
 import { openTestStore } from '../testing/stores.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createApiKey, listApiKeys, revokeApiKey } from '../keys/service.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
 
 export const KEYS_USAGE = `dealroom keys create --team TEAM_ID [--name NAME]   prints the new key, alone on its line

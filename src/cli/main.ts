@@ -1,8 +1,8 @@
 import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { systemClock } from '../core/clock.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
 import { IMPORT_STATEMENT_TIMEOUT_MS } from '../import/service.ts';
-import { systemClock } from '../shared/clock.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
 import { runInServer } from './control.ts';

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
+import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../keys/service.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
 import { DEMO_TEAM_ID } from '../seed/demo.ts';
 import { writeDemo } from '../seed/write.ts';
-import type { Clock } from '../shared/clock.ts';
 import { type CommandContext, UsageError } from './context.ts';
 
 const DEMO_KEY_NAME = 'demo';

@@ -1,17 +1,13 @@
 import { parseArgs } from 'node:util';
-import { EVENT_TYPES, type EventType } from '../outbox/record.ts';
-import {
-  listAttempts,
-  listDeadLetters,
-  replayDeadLetter,
-  replayEndpointDeadLetters,
-} from '../webhooks/dead-letters.ts';
+import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
 import {
   createEndpoint,
   deleteEndpoint,
-  listEndpoints,
+  replayDeadLetter,
+  replayEndpointDeadLetters,
   rotateEndpointSecret,
-} from '../webhooks/endpoints.ts';
+} from '../webhooks/commands.ts';
+import { listAttempts, listDeadLetters, listEndpoints } from '../webhooks/repo.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
 
 export const WEBHOOKS_USAGE = `dealroom webhooks add --team TEAM_ID --url URL [--events TYPE,...]   prints the secret

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock } from '../core/clock.ts';
 import { tempDir } from '../testing/temp.ts';
 import { openEmbedded, StatementTimeoutError } from './embedded.ts';
 

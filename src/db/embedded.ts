@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { spawnModuleWorker } from '../shared/threads.ts';
+import { spawnModuleWorker } from '../core/threads.ts';
 import type { Database, Queryable } from './database.ts';
 import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
 

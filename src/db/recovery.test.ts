@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, systemClock } from '../core/clock.ts';
 import { createDealRoom } from '../deal-rooms/commands.ts';
-import { ManualClock, systemClock } from '../shared/clock.ts';
+import { DeliveryWorker } from '../delivery/worker.ts';
 import { createTeam } from '../teams/commands.ts';
 import { testApp } from '../testing/app.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { postgresBinDir, startOwnPostgres } from '../testing/own-postgres.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
-import { createEndpoint } from '../webhooks/endpoints.ts';
-import { DeliveryWorker } from '../webhooks/worker.ts';
+import { createEndpoint } from '../webhooks/commands.ts';
 import type { Database } from './database.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';

@@ -1,11 +1,12 @@
 import { applyTeamRooms } from '../aggregates/deltas.ts';
-import { ApiError } from '../http/errors.ts';
-import { recordEvent } from '../outbox/record.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { ApiError, apiErrors } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { teamExists } from '../teams/repo.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { loadRoom, type RoomRecord, teamExists } from '../write/load.ts';
 import { removeRoomEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import { loadRoom, type RoomRecord } from './repo.ts';
 import type { DealRoomDetail } from './schemas.ts';
 import { toDealRoomDetail } from './service.ts';
 
@@ -18,16 +19,15 @@ export interface DealRoomChanges {
 }
 
 const notFound = () => new ApiError('not_found', 'Deal room not found');
-export const teamNotFound = () => new ApiError('not_found', 'Team not found');
 
 export async function createDealRoom(
   ctx: WriteContext,
   teamId: string,
   input: { name: string; description?: string | undefined },
 ): Promise<ManagedDealRoom> {
-  if (!isUuid(teamId)) throw teamNotFound();
+  if (!isUuid(teamId)) throw apiErrors.teamNotFound();
   return inWrite(ctx, async (tx) => {
-    if (!(await teamExists(tx, teamId))) throw teamNotFound();
+    if (!(await teamExists(tx, teamId))) throw apiErrors.teamNotFound();
     const id = newId(tx.now.getTime());
     await tx.query(
       `INSERT INTO deal_rooms (id, team_id, name, description, status, created_at, updated_at)

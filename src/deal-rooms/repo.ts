@@ -1,5 +1,6 @@
+import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
-import type { PageRow } from '../http/envelope.ts';
+import { lockClause, type RowLock } from '../write/row-lock.ts';
 
 export interface DealRoomRow {
   id: string;
@@ -66,4 +67,22 @@ export function roomPageSql(totalColumn: string, page: string): string {
             FROM deal_rooms r
             LEFT JOIN LATERAL (${page}) p ON true
            WHERE r.id = $1 AND r.team_id = $2`;
+}
+
+/** A room by id alone, for a write (the management API is not scoped to a caller's team). */
+export interface RoomRecord extends DealRoomDetailRow {
+  team_id: string;
+}
+
+export async function loadRoom(
+  tx: Queryable,
+  id: string,
+  lock: RowLock = 'none',
+): Promise<RoomRecord | undefined> {
+  const rows = await tx.query<RoomRecord>(
+    `SELECT ${ROOM_COLUMNS}, r.team_id, r.unique_viewers, r.duration_sum::float8 AS duration_sum
+       FROM deal_rooms r WHERE r.id = $1${lockClause(lock, 'r')}`,
+    [id],
+  );
+  return rows[0];
 }

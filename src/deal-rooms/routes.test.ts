@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { ManualClock } from '../shared/clock.ts';
 import { testApp } from '../testing/app.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';

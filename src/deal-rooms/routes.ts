@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { ListEnvelope, list, SingleEnvelope, single } from '../http/envelope.ts';
-import { DealRoomListQuery, toPageRequest } from '../http/query.ts';
-import { responses } from '../http/responses.ts';
-import type { RouteDeps, TypedFastify } from '../http/types.ts';
-import { DealRoomDetailSchema, DealRoomSchema } from './schemas.ts';
+import { ListEnvelope, list, SingleEnvelope, single } from '../core/envelope.ts';
+import { toPageRequest } from '../core/query.ts';
+import { responses } from '../core/responses.ts';
+import type { RouteDeps, TypedFastify } from '../routing/types.ts';
+import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
 
 /**

@@ -1,5 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { StringEnum, Timestamp, Uuid } from '../http/fields.ts';
+import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
+import { PaginationQuery } from '../core/query.ts';
+import { Name, strict } from '../core/schemas.ts';
 
 const counts = {
   documentCount: Type.Integer({ description: 'Number of published documents' }),
@@ -53,3 +55,23 @@ export const DealRoomDetailSchema = Type.Object(
 
 export type DealRoom = Static<typeof DealRoomSchema>;
 export type DealRoomDetail = Static<typeof DealRoomDetailSchema>;
+
+export const DealRoomListQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(
+    StringEnum(['active', 'archived'] as const, { description: 'Only rooms with this status.' }),
+  ),
+});
+
+export const ManagedDealRoomSchema = Type.Object(
+  { ...DealRoomDetailSchema.properties, teamId: Uuid() },
+  strict,
+);
+export const DealRoomBody = Type.Object(
+  { name: Name(), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+  strict,
+);
+export const DealRoomPatch = Type.Object(
+  { name: Type.Optional(Name()), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+  { ...strict, minProperties: 1 },
+);

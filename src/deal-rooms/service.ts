@@ -1,9 +1,9 @@
+import { type Page, type PageRow, pageFromRows, pageWindow } from '../core/envelope.ts';
+import { apiErrors } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import type { PageRequest } from '../core/query.ts';
+import { roundedMean } from '../core/time.ts';
 import type { Queryable } from '../db/database.ts';
-import { type Page, type PageRow, pageFromRows, pageWindow } from '../http/envelope.ts';
-import { apiErrors } from '../http/errors.ts';
-import type { PageRequest } from '../http/query.ts';
-import { isUuid } from '../shared/ids.ts';
-import { roundedMean } from '../shared/time.ts';
 import * as repo from './repo.ts';
 import type { DealRoom, DealRoomDetail } from './schemas.ts';
 

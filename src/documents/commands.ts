@@ -1,11 +1,12 @@
 import { applyRoomContents } from '../aggregates/deltas.ts';
-import { ApiError } from '../http/errors.ts';
-import { recordEvent } from '../outbox/record.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { loadRoom } from '../deal-rooms/repo.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { type DocumentRecord, loadDocument, loadRoom } from '../write/load.ts';
 import { removeDocumentEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import { type DocumentRecord, loadDocument } from './repo.ts';
 import type { Document } from './schemas.ts';
 import { toDocument } from './service.ts';
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { StringEnum, Timestamp, Uuid } from '../http/fields.ts';
+import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
+import { Name, Nullable, strict } from '../core/schemas.ts';
 
 export const SOURCE_TYPES = [
   'upload',
@@ -48,3 +49,34 @@ export const DocumentSchema = Type.Object(
 );
 
 export type Document = Static<typeof DocumentSchema>;
+
+export const ManagedDocumentSchema = Type.Object(
+  {
+    ...DocumentSchema.properties,
+    dealRoomId: Uuid(),
+    downloadOverride: Nullable(
+      Type.Boolean(),
+      'null: follow the link; true/false: always/never downloadable',
+    ),
+  },
+  strict,
+);
+const documentFields = {
+  displayName: Type.Optional(Nullable(Name(300))),
+  sourceType: Type.Optional(StringEnum(SOURCE_TYPES)),
+  pageCount: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  position: Type.Optional(Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000 })),
+  downloadOverride: Type.Optional(Nullable(Type.Boolean())),
+};
+export const DocumentBody = Type.Object(
+  {
+    name: Name(300),
+    ...documentFields,
+    status: Type.Optional(StringEnum(['draft', 'published'] as const, { description: 'Default draft' })),
+  },
+  strict,
+);
+export const DocumentPatch = Type.Object(
+  { name: Type.Optional(Name(300)), ...documentFields },
+  { ...strict, minProperties: 1 },
+);

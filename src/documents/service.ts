@@ -1,7 +1,7 @@
+import { type Page, pageWindow } from '../core/envelope.ts';
+import type { PageRequest } from '../core/query.ts';
 import type { Queryable } from '../db/database.ts';
 import { pageInRoom } from '../deal-rooms/service.ts';
-import { type Page, pageWindow } from '../http/envelope.ts';
-import type { PageRequest } from '../http/query.ts';
 import * as repo from './repo.ts';
 import type { Document } from './schemas.ts';
 

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import { apiErrors } from '../core/errors.ts';
 import type { Database } from '../db/database.ts';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../keys/format.ts';
 import { type ActiveKey, findActiveKeyByHash, touchKey } from '../keys/repo.ts';
-import type { Clock } from '../shared/clock.ts';
-import { apiErrors } from './errors.ts';
 
 export interface Caller {
   keyId: string;

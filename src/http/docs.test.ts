@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemClock } from '../shared/clock.ts';
 import { openTestStore } from '../testing/stores.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

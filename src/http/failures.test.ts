@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
-import { ManualClock } from '../shared/clock.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { openTestStore, postgresUrl, storeKinds } from '../testing/stores.ts';
-import { createMetrics } from './metrics.ts';
 
 /**
  * A store whose queries start failing on demand, as a database that goes away does. The

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../shared/clock.ts';
+import { ManualClock } from '../core/clock.ts';
 import { testApp } from '../testing/app.ts';
 import { managementClient } from '../testing/management.ts';
 import { openTestStore } from '../testing/stores.ts';

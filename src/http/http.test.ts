@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../keys/commands.ts';
 import { generateApiKey, isWellFormedApiKey } from '../keys/format.ts';
-import { revokeApiKey } from '../keys/service.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';

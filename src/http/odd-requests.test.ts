@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { generateApiKey } from '../keys/format.ts';
-import { ManualClock } from '../shared/clock.ts';
 import { testApp } from '../testing/app.ts';
 import { teamWithKey } from '../testing/fixtures.ts';
 import { openTestStore } from '../testing/stores.ts';

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION } from './envelope.ts';
+import { API_VERSION } from '../core/envelope.ts';
 
 const header = (description: string, schema: Record<string, unknown>, required = true) => ({
   description,

@@ -1,9 +1,10 @@
 import type { FastifyReply } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
+import type { Metrics } from '../core/metrics.ts';
 import { type RateLimiter, rateLimitHeaders } from '../rate-limit/limiter.ts';
-import type { Clock } from '../shared/clock.ts';
+import { rateLimitMetrics } from '../rate-limit/metrics.ts';
 import type { Caller } from './auth.ts';
-import { ApiError } from './errors.ts';
-import type { Metrics } from './metrics.ts';
 
 /**
  * Counts an authenticated request against its key's and team's budgets, puts the budget
@@ -16,7 +17,7 @@ export function createRateLimitCheck(limiter: RateLimiter, clock: Clock, metrics
     const headers = rateLimitHeaders(decision, limiter.limits, nowMs);
     reply.headers(headers);
     if (!decision.allowed) {
-      metrics.rateLimited.inc();
+      rateLimitMetrics(metrics).rateLimited.inc();
       throw new ApiError('rate_limit', 'Rate limit exceeded', headers);
     }
   };

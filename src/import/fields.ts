@@ -1,7 +1,7 @@
-import { isUuid } from '../shared/ids.ts';
-import { parseTimestamp } from '../shared/time.ts';
+import { isUuid } from '../core/ids.ts';
+import { parseTimestamp } from '../core/time.ts';
+import { type ViewerIdentity, viewerIdentityOf } from '../viewers/identity.ts';
 import { ImportError } from './errors.ts';
-import type { ViewerIdentity } from './records.ts';
 
 /** Events may be stamped at most this far ahead of the clock. */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -132,21 +132,19 @@ export class Fields {
     const name = viewer.name;
     if (name !== undefined && name !== null && typeof name !== 'string')
       this.fail(`${field}.name`, 'must be a string');
-    const cleanName = typeof name === 'string' ? name.trim() : '';
     const email = viewer.email;
     if (email !== undefined && email !== null && typeof email !== 'string')
       this.fail(`${field}.email`, 'must be a string');
-    const cleanEmail = typeof email === 'string' ? email.trim().toLowerCase() : '';
-    if (cleanEmail !== '') {
-      if (cleanEmail.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(cleanEmail)) {
-        this.fail(`${field}.email`, 'must be an email address');
-      }
-      return { kind: 'email', email: cleanEmail, name: cleanName };
-    }
     const visitorId = viewer.visitorId;
-    if (typeof visitorId !== 'string' || visitorId.trim() === '' || visitorId.length > 200) {
+    const identity = viewerIdentityOf({
+      email: email as string | null | undefined,
+      name: typeof name === 'string' ? name : undefined,
+      visitorId: typeof visitorId === 'string' ? visitorId : undefined,
+    });
+    if (identity === 'email') this.fail(`${field}.email`, 'must be an email address');
+    if (identity === 'missing') {
       this.fail(field, 'needs a non-empty "email" or a "visitorId" (a string of at most 200 characters)');
     }
-    return { kind: 'visitor', visitorId: visitorId.trim(), name: cleanName };
+    return identity;
   }
 }

@@ -1,4 +1,5 @@
 import { DOCUMENT_STATUSES, SOURCE_TYPES } from '../documents/schemas.ts';
+import type { ViewerIdentity } from '../viewers/identity.ts';
 import { ImportError } from './errors.ts';
 import { Fields } from './fields.ts';
 
@@ -6,15 +7,6 @@ export { ImportError } from './errors.ts';
 
 export const RECORD_TYPES = ['team', 'dealRoom', 'document', 'link', 'visit', 'view', 'download'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
-
-export type ViewerIdentity =
-  | { kind: 'email'; email: string; name: string }
-  | { kind: 'visitor'; visitorId: string; name: string };
-
-/** The key that makes one viewer of a room (viewers.identity). */
-export function identityKey(viewer: ViewerIdentity): string {
-  return viewer.kind === 'email' ? `email:${viewer.email}` : `visitor:${viewer.visitorId}`;
-}
 
 export interface TeamRecord {
   id: string;

@@ -1,5 +1,5 @@
+import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../shared/clock.ts';
 import { parseRecord, type RecordType } from './records.ts';
 import type { RawRecord } from './sources.ts';
 import { ImportWriter } from './writer.ts';

@@ -4,19 +4,18 @@ import {
   type RoomContentsDelta,
   type TeamRoomsDelta,
 } from '../aggregates/deltas.ts';
+import { newId } from '../core/ids.ts';
+import { hashPassword } from '../core/passwords.ts';
 import { insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
-import { newId } from '../shared/ids.ts';
-import { hashPassword } from '../shared/passwords.ts';
+import { identityKey, type ViewerIdentity } from '../viewers/identity.ts';
 import {
   type DealRoomRecord,
   type DocumentRecord,
   ImportError,
   type ImportRecord,
-  identityKey,
   type LinkRecord,
   type RecordType,
-  type ViewerIdentity,
 } from './records.ts';
 import { EventStaging } from './staging.ts';
 import { CHOSEN_IDS, COLUMNS, FLUSH_ORDER, type Table } from './tables.ts';

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { applyRoomContents } from '../aggregates/deltas.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { hashPassword } from '../core/passwords.ts';
 import type { Queryable } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
-import { recordEvent } from '../outbox/record.ts';
-import { isUuid, newId } from '../shared/ids.ts';
-import { hashPassword } from '../shared/passwords.ts';
+import { loadRoom } from '../deal-rooms/repo.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { type LinkRecord, loadLink, loadRoom } from '../write/load.ts';
 import { removeLinkEvents } from '../write/removal.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import { type LinkRecord, loadLink } from './repo.ts';
 import type { Link } from './schemas.ts';
 import { toLink } from './service.ts';
 

@@ -1,8 +1,8 @@
+import { ListEnvelope, list } from '../core/envelope.ts';
+import { PaginationQuery, toPageRequest } from '../core/query.ts';
+import { responses } from '../core/responses.ts';
 import { RoomParams } from '../deal-rooms/routes.ts';
-import { ListEnvelope, list } from '../http/envelope.ts';
-import { PaginationQuery, toPageRequest } from '../http/query.ts';
-import { responses } from '../http/responses.ts';
-import type { RouteDeps, TypedFastify } from '../http/types.ts';
+import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { LinkSchema } from './schemas.ts';
 import { listLinks } from './service.ts';
 

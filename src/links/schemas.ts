@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { NullableTimestamp, Timestamp, Uuid } from '../http/fields.ts';
+import { NullableTimestamp, Timestamp, Uuid } from '../core/fields.ts';
+import { Name, Nullable, strict, When } from '../core/schemas.ts';
 
 export const LinkSchema = Type.Object(
   {
@@ -34,3 +35,34 @@ export const LinkSchema = Type.Object(
 );
 
 export type Link = Static<typeof LinkSchema>;
+
+export const ManagedLinkSchema = Type.Object(
+  {
+    ...LinkSchema.properties,
+    dealRoomId: Uuid(),
+    enabled: Type.Boolean(),
+    allowDownload: Type.Boolean(),
+    documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
+  },
+  strict,
+);
+const linkFields = {
+  shortId: Type.Optional(
+    Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: '4 to 64 of A-Z a-z 0-9 _ -' }),
+  ),
+  enabled: Type.Optional(Type.Boolean()),
+  requiresEmail: Type.Optional(Type.Boolean()),
+  password: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 200 }), 'Stored hashed; never returned'),
+  ),
+  expiresAt: Type.Optional(Nullable(When('When the link stops working; null: never'))),
+  allowDownload: Type.Optional(Type.Boolean()),
+  documentIds: Type.Optional(
+    Nullable(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000, uniqueItems: true })),
+  ),
+};
+export const LinkBody = Type.Object({ name: Name(), ...linkFields }, strict);
+export const LinkPatch = Type.Object(
+  { name: Type.Optional(Name()), ...linkFields },
+  { ...strict, minProperties: 1 },
+);

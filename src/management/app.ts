@@ -7,22 +7,29 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE } from '../core/errors.ts';
+import { createMetrics, type Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
-import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE, logCompletion } from '../http/errors.ts';
-import { createMetrics, type Metrics, metricsEndpoint, observeRequests, trackPool } from '../http/metrics.ts';
+import { trackPool } from '../db/metrics.ts';
+import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
+import { documentAdminRoutes } from '../documents/admin-routes.ts';
+import { countRecorded } from '../events/metrics.ts';
+import { logCompletion } from '../http/errors.ts';
+import { httpMetrics, metricsEndpoint, observeRequests } from '../http/metrics.ts';
 import { forGenerators } from '../http/openapi.ts';
 import { requestIdFor } from '../http/request-id.ts';
-import type { TypedFastify } from '../http/types.ts';
-import type { Clock } from '../shared/clock.ts';
+import { bodyErrorMessage } from '../http/validation.ts';
+import { apiKeyAdminRoutes } from '../keys/admin-routes.ts';
+import { linkAdminRoutes } from '../links/admin-routes.ts';
+import type { TypedFastify } from '../routing/types.ts';
+import { teamAdminRoutes } from '../teams/admin-routes.ts';
+import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-routes.ts';
 import { startView } from '../tracking/view-starts.ts';
+import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
-import { roomRoutes } from './routes/rooms.ts';
-import { teamRoutes } from './routes/teams.ts';
-import { trackingRoutes } from './routes/tracking.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
 import { adminTokenChecker } from './token.ts';
-import { bodyErrorMessage } from './validation.ts';
 
 export interface ManagementDeps {
   db: Database;
@@ -36,17 +43,6 @@ export interface ManagementDeps {
   onEvents?: (() => void) | undefined;
   /** How view starts are written: startView itself unless given (serve's thread, view-thread.ts). */
   startView?: typeof startView | undefined;
-}
-
-/** What the management routes share: the store, and how a request's write is run. */
-export interface ManagementRouteDeps {
-  db: Database;
-  startView: typeof startView;
-  /**
-   * Runs a write operation for a request: with the request's Idempotency-Key, and on a
-   * repeat of it, the first answer instead of a second change.
-   */
-  write<T>(request: FastifyRequest, operation: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -102,10 +98,10 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(err);
     if (err instanceof DatabaseUnavailableError) {
-      metrics.failures.inc({ reason: 'database_unavailable' });
+      httpMetrics(metrics).failures.inc({ reason: 'database_unavailable' });
       request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
     } else if (apiError.code === 'internal_error') {
-      metrics.failures.inc({ reason: 'error' });
+      httpMetrics(metrics).failures.inc({ reason: 'error' });
       request.log.error({ err }, 'request failed');
     }
     return reply
@@ -138,7 +134,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsEndpoint(app, metrics);
 
-  const routeDeps: ManagementRouteDeps = {
+  const routeDeps: TrackingRouteDeps = {
     db: deps.db,
     startView: deps.startView ?? startView,
     async write(request, operation) {
@@ -149,7 +145,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
         allowPrivateUrls: deps.allowPrivateUrls,
         idempotency: idempotencyOf(request),
         onCommitted: (events) => {
-          for (const event of events) metrics.eventsRecorded.inc({ type: event.type });
+          countRecorded(metrics, events);
           if (events.length > 0) deps.onEvents?.();
         },
       };
@@ -161,7 +157,17 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
       }
     },
   };
-  for (const routes of [teamRoutes, roomRoutes, trackingRoutes, webhookRoutes]) routes(app, routeDeps);
+  for (const routes of [
+    teamAdminRoutes,
+    apiKeyAdminRoutes,
+    dealRoomAdminRoutes,
+    documentAdminRoutes,
+    linkAdminRoutes,
+    trackingAdminRoutes,
+    webhookAdminRoutes,
+  ]) {
+    routes(app, routeDeps);
+  }
   return app;
 }
 

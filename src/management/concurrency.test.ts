@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { ManualClock } from '../shared/clock.ts';
 import { testApp } from '../testing/app.ts';
 import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
 import { expectFiguresMatch } from '../testing/recompute.ts';

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../core/errors.ts';
 
 /**
  * The admin token check of every internal listener: `Authorization: Bearer <ADMIN_TOKEN>`,

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
+import type { Metrics } from '../core/metrics.ts';
 import type { HealthCheck } from '../health/routes.ts';
-import type { Metrics } from '../http/metrics.ts';
 import type { RateLimiter, RateLimits } from './limiter.ts';
 import { MemoryRateLimiter } from './memory.ts';
+import { rateLimitMetrics } from './metrics.ts';
 import { RedisRateLimiter } from './redis.ts';
 import { ResilientRateLimiter } from './resilient.ts';
 
@@ -33,8 +34,8 @@ export function createRateLimiter(
   });
   redis.on('error', () => undefined); // reported through the limiter, once per outage
   const limiter = new ResilientRateLimiter(new RedisRateLimiter(redis, limits, redisKeyPrefix), logger, {
-    onStateChange: (degraded) => metrics.rateLimitDegraded.set(degraded ? 1 : 0),
-    onBackendError: () => metrics.rateLimitBackendErrors.inc(),
+    onStateChange: (degraded) => rateLimitMetrics(metrics).degraded.set(degraded ? 1 : 0),
+    onBackendError: () => rateLimitMetrics(metrics).backendErrors.inc(),
   });
   const check: HealthCheck = {
     name: 'rateLimiter',

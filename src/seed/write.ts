@@ -1,10 +1,10 @@
+import { type Clock, ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createDealRoom, setDealRoomStatus } from '../deal-rooms/commands.ts';
 import { createDocument } from '../documents/commands.ts';
 import { datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';
 import { createLink, deactivateLink } from '../links/commands.ts';
-import { type Clock, ManualClock } from '../shared/clock.ts';
 import { createTeam } from '../teams/commands.ts';
 import { demoDataset } from './demo.ts';
 

@@ -1,11 +1,9 @@
-import { newId } from '../shared/ids.ts';
+import type { Static } from '@sinclair/typebox';
+import { newId } from '../core/ids.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
+import type { TeamSchema } from './schemas.ts';
 
-export interface Team {
-  id: string;
-  name: string;
-  createdAt: string;
-}
+export type Team = Static<typeof TeamSchema>;
 
 /** A new team; `id` is for the demo seed, whose team keeps a fixed id across starts. */
 export async function createTeam(ctx: WriteContext, input: { name: string; id?: string }): Promise<Team> {

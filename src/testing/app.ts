@@ -1,9 +1,9 @@
 import { buildApp } from '../app.ts';
+import type { Clock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { createMetrics } from '../http/metrics.ts';
 import { DEFAULT_LIMITS } from '../rate-limit/limiter.ts';
 import { MemoryRateLimiter } from '../rate-limit/memory.ts';
-import type { Clock } from '../shared/clock.ts';
 import { openApiContract } from './openapi-contract.ts';
 
 export const TEST_APP_URL = 'https://rooms.example.test';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { type Dataset, datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';
-import { createApiKey } from '../keys/service.ts';
-import type { Clock } from '../shared/clock.ts';
+import { createApiKey } from '../keys/commands.ts';
 
 type Raw = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
+import { type Clock, ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { createMetrics } from '../http/metrics.ts';
 import { buildManagementApp } from '../management/app.ts';
-import { type Clock, ManualClock } from '../shared/clock.ts';
 import type { startView } from '../tracking/view-starts.ts';
 import { TEST_APP_URL, testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';

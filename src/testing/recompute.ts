@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import { periodDays } from '../analytics/period.ts';
+import type { Clock } from '../core/clock.ts';
+import { pageWindow } from '../core/envelope.ts';
+import { isoDay, roundedMean } from '../core/time.ts';
 import type { Database } from '../db/database.ts';
-import { pageWindow } from '../http/envelope.ts';
-import type { Clock } from '../shared/clock.ts';
-import { isoDay, roundedMean } from '../shared/time.ts';
 import { listViewers } from '../viewers/repo.ts';
 import type { testApp } from './app.ts';
 

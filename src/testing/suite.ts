@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { ManualClock } from '../shared/clock.ts';
 import { testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';
 

@@ -1,28 +1,17 @@
+import type { Static } from '@sinclair/typebox';
 import { applyDownloads, applyViewDuration, applyVisits } from '../aggregates/deltas.ts';
 import { downloadRows, visitRows } from '../aggregates/rows.ts';
-import { ApiError } from '../http/errors.ts';
-import { recordEvent } from '../outbox/record.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
+import type { DownloadSchema, VisitSchema } from './schemas.ts';
 import { eventTime, linkNotFound, openLink } from './targets.ts';
 import { renderView, type View } from './view-starts.ts';
 import { lockViewer, type ViewerInput, viewerIdentity } from './viewers.ts';
 
-export interface Visit {
-  id: string;
-  dealRoomId: string;
-  linkId: string;
-  viewerId: string;
-  at: string;
-}
-export interface Download {
-  id: string;
-  dealRoomId: string;
-  documentId: string;
-  linkId: string;
-  viewerId: string;
-  at: string;
-}
+export type Visit = Static<typeof VisitSchema>;
+export type Download = Static<typeof DownloadSchema>;
 
 export async function recordVisit(
   ctx: WriteContext,

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.ts';
-import { isUuid } from '../shared/ids.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { shareGuards } from '../write/guards.ts';
 import type { WriteTx } from '../write/transaction.ts';
 

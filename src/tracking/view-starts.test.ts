@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { createMetrics } from '../http/metrics.ts';
-import { ManualClock } from '../shared/clock.ts';
+import { outboxMetrics } from '../events/metrics.ts';
 import { testApp } from '../testing/app.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { expectFiguresMatch } from '../testing/recompute.ts';
@@ -135,7 +136,9 @@ describe.each(modes)('view starts arriving together (%s store, %s)', (kind, mode
     ]);
     expect(events).toHaveLength(started.length + created.length + returned.length);
 
-    const counted = (await metrics.eventsRecorded.get()).values.find((v) => v.labels.type === 'view.started');
+    const counted = (await outboxMetrics(metrics).eventsRecorded.get()).values.find(
+      (v) => v.labels.type === 'view.started',
+    );
     expect(counted?.value).toBe(2 + 5);
     await expectFiguresMatch({ db, clock, api }, key, teamId, [roomId]);
   });

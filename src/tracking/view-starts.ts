@@ -1,14 +1,16 @@
+import type { Static } from '@sinclair/typebox';
 import { applyViewersOfViews } from '../aggregates/deltas.ts';
 import { VIEW_COLUMNS, type ViewFact, viewRows } from '../aggregates/rows.ts';
+import type { Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
-import { identityKey, type ViewerIdentity } from '../import/records.ts';
-import { type NewEvent, type RecordedEvent, recordEvents } from '../outbox/record.ts';
-import type { Clock } from '../shared/clock.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
+import { type NewEvent, recordEvents } from '../events/outbox.ts';
+import { identityKey, type ViewerIdentity } from '../viewers/identity.ts';
+import { loadViewers } from '../viewers/repo.ts';
 import { toViewer } from '../viewers/service.ts';
 import { type Settled, WriteBatcher } from '../write/batch.ts';
-import { loadViewers } from '../write/load.ts';
 import {
   claimKeys,
   type IdempotencyClaim,
@@ -18,6 +20,7 @@ import {
   type WriteContext,
   type WriteTx,
 } from '../write/transaction.ts';
+import type { ViewSchema } from './schemas.ts';
 import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
 import { type LockedViewer, lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
 
@@ -26,15 +29,7 @@ export const RETURN_AFTER_MS = 30 * 60 * 1000;
 /** The most view starts one transaction takes. */
 const MAX_BATCH = 128;
 
-export interface View {
-  id: string;
-  dealRoomId: string;
-  documentId: string;
-  linkId: string;
-  viewerId: string;
-  startedAt: string;
-  durationSeconds: number;
-}
+export type View = Static<typeof ViewSchema>;
 
 interface ViewStart {
   ctx: WriteContext;

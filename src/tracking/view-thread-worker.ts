@@ -5,9 +5,9 @@
  * and the events it recorded, or the error to answer with.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../core/clock.ts';
 import { openPostgres } from '../db/postgres.ts';
-import type { RecordedEvent } from '../outbox/record.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { startView } from './view-starts.ts';
 import {

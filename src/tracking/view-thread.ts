@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
+import { ApiError, type ErrorCode } from '../core/errors.ts';
+import { spawnModuleWorker } from '../core/threads.ts';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import type { PostgresOptions } from '../db/postgres.ts';
-import { ApiError, type ErrorCode } from '../http/errors.ts';
-import type { RecordedEvent } from '../outbox/record.ts';
-import { spawnModuleWorker } from '../shared/threads.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
 import type { startView, View } from './view-starts.ts';
 import type { ViewerInput } from './viewers.ts';

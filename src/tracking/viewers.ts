@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.ts';
-import { identityKey, type ViewerIdentity } from '../import/records.ts';
+import { ApiError } from '../core/errors.ts';
+import { identityKey, type ViewerIdentity, viewerIdentityOf } from '../viewers/identity.ts';
 import type { WriteTx } from '../write/transaction.ts';
 
 /** A viewer as the tracking front end sends it: an email (and name), or an anonymous visitor id. */
@@ -9,23 +9,14 @@ export interface ViewerInput {
   visitorId?: string | undefined;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-/** The viewer's identity in a room, by the rules of contract.md section 2 (the import's too). */
+/** The viewer's identity in a room (viewers/identity.ts), or the 400 that says what is wrong. */
 export function viewerIdentity(input: ViewerInput, field = 'viewer'): ViewerIdentity {
-  const name = input.name?.trim() ?? '';
-  const email = input.email?.trim().toLowerCase() ?? '';
-  if (email !== '') {
-    if (email.length > 320 || !EMAIL.test(email)) {
-      throw new ApiError('validation_error', `${field}.email must be an email address`);
-    }
-    return { kind: 'email', email, name };
-  }
-  const visitorId = input.visitorId?.trim() ?? '';
-  if (visitorId === '') {
+  const identity = viewerIdentityOf(input);
+  if (identity === 'email') throw new ApiError('validation_error', `${field}.email must be an email address`);
+  if (identity === 'missing') {
     throw new ApiError('validation_error', `${field} needs a non-empty "email" or a "visitorId"`);
   }
-  return { kind: 'visitor', visitorId, name };
+  return identity;
 }
 
 export interface LockedViewer {

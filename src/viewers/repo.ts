@@ -1,6 +1,6 @@
+import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
 import { roomPageSql } from '../deal-rooms/repo.ts';
-import type { PageRow } from '../http/envelope.ts';
 
 export interface ViewerRow {
   id: string;
@@ -71,4 +71,20 @@ export async function listViewers(
       WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId, page.limit, page.offset],
   );
+}
+
+export interface ViewerRecord extends ViewerRow {
+  deal_room_id: string;
+}
+
+/** Viewers with views (the shape of the viewer list), by id; one without views is left out. */
+export async function loadViewers(tx: Queryable, ids: readonly string[]): Promise<Map<string, ViewerRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.query<ViewerRecord>(
+    `SELECT ${VIEWER_COLUMNS}, v.deal_room_id
+       FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
+      WHERE v.id = ANY ($1::uuid[]) AND v.total_views > 0`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
 }

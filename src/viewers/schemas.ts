@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../http/fields.ts';
+import { Timestamp, Uuid } from '../core/fields.ts';
 
 export const ViewerSchema = Type.Object(
   {

@@ -1,7 +1,7 @@
+import type { Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
-import type { RecordedEvent } from '../outbox/record.ts';
-import type { Clock } from '../shared/clock.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
 
 /** How long the first answer to an Idempotency-Key is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

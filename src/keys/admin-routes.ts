@@ -1,38 +1,11 @@
-import type { TypedFastify } from '../../http/types.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../keys/service.ts';
-import { createTeam } from '../../teams/commands.ts';
-import type { ManagementRouteDeps } from '../app.ts';
-import {
-  ApiKeyBody,
-  ApiKeySchema,
-  CreatedApiKeySchema,
-  Data,
-  DataList,
-  IdParams,
-  TeamBody,
-  TeamParams,
-  TeamSchema,
-} from '../schemas.ts';
-import { answers } from './common.ts';
+import { answers } from '../core/responses.ts';
+import { Data, DataList, IdParams, TeamParams } from '../core/schemas.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
+import { ApiKeyBody, ApiKeySchema, CreatedApiKeySchema } from '../keys/schemas.ts';
+import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 
-export function teamRoutes(app: TypedFastify, { db, write }: ManagementRouteDeps): void {
-  app.post(
-    '/teams',
-    {
-      schema: {
-        operationId: 'createTeam',
-        tags: ['Teams'],
-        summary: 'Create a team',
-        body: TeamBody,
-        response: answers(201, Data(TeamSchema), 400, 409),
-      },
-    },
-    async (request, reply) => {
-      const team = await write(request, (ctx) => createTeam(ctx, request.body));
-      return reply.code(201).send({ data: team });
-    },
-  );
-
+/** The management API's API-key operations. */
+export function apiKeyAdminRoutes(app: TypedFastify, { db, write }: AdminRouteDeps): void {
   app.post(
     '/teams/:teamId/keys',
     {

@@ -1,9 +1,11 @@
+import type { Clock } from '../core/clock.ts';
+import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { isConnectionError } from '../db/database.ts';
-import type { Metrics } from '../http/metrics.ts';
+import { countRecorded } from '../events/metrics.ts';
 import { raiseLinkExpiries } from '../links/commands.ts';
-import type { Clock } from '../shared/clock.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
+import { deliveryMetrics } from './metrics.ts';
 import {
   type AttemptRecord,
   type ClaimedDelivery,
@@ -253,7 +255,8 @@ export class DeliveryWorker {
   #report(record: AttemptRecord, held: boolean): void {
     const { logger, metrics } = this.#options;
     const { delivery, next } = record;
-    metrics?.webhookAttempts.inc({ result: next.state === 'succeeded' ? 'succeeded' : 'failed' });
+    metrics &&
+      deliveryMetrics(metrics).attempts.inc({ result: next.state === 'succeeded' ? 'succeeded' : 'failed' });
     if (!held) {
       logger.warn(
         { endpointId: delivery.endpointId, deliveryId: delivery.id, eventId: delivery.eventId },
@@ -277,7 +280,7 @@ export class DeliveryWorker {
         'webhook delivery failed; it will be retried',
       );
     } else {
-      metrics?.webhookDeadLetters.inc();
+      if (metrics) deliveryMetrics(metrics).deadLetters.inc();
       logger.warn(context, 'webhook delivery failed; moved to the dead-letter queue');
     }
   }
@@ -288,7 +291,7 @@ export class DeliveryWorker {
       clock: this.#options.clock,
       appUrl: this.#options.appUrl,
       onCommitted: (events) => {
-        for (const event of events) this.#options.metrics?.eventsRecorded.inc({ type: event.type });
+        if (this.#options.metrics) countRecorded(this.#options.metrics, events);
         if (events.length > 0) this.wake();
       },
     };

@@ -1,13 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/index.js';
+import { systemClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { createMetrics, trackWebhookQueue } from '../http/metrics.ts';
-import { systemClock } from '../shared/clock.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { IDEMPOTENCY_TTL_MS } from '../write/transaction.ts';
+import { trackWebhookQueue } from './metrics.ts';
 import { ATTEMPTS_KEPT_MS, DeliveryWorker, type WorkerOptions } from './worker.ts';
 
 const BASE_MS = 40;

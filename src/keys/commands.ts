@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import { ApiError, apiErrors } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
-import { isUuid } from '../shared/ids.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
 import { DISPLAY_PREFIX_LENGTH, generateApiKey, hashApiKey } from './format.ts';
 import * as repo from './repo.ts';
+import type { ApiKeySchema } from './schemas.ts';
 
 export const MAX_ACTIVE_KEYS_PER_TEAM = 5;
 
-export interface ApiKeyView {
-  id: string;
-  teamId: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+export type ApiKeyView = Static<typeof ApiKeySchema>;
 
 /**
  * A new key for the team. The plain key is in this answer only: a repeat of the request
@@ -26,7 +20,7 @@ export async function createApiKey(
   ctx: WriteContext,
   input: { teamId: string; name?: string | undefined },
 ): Promise<{ key: string; apiKey: ApiKeyView }> {
-  if (!isUuid(input.teamId)) throw new ApiError('not_found', 'Team not found');
+  if (!isUuid(input.teamId)) throw apiErrors.teamNotFound();
   const name = (input.name ?? 'API key').trim();
   if (name.length === 0 || name.length > 200) {
     throw new ApiError('validation_error', 'name must be 1 to 200 characters');
@@ -52,7 +46,7 @@ export async function createApiKey(
   return inWrite(
     ctx,
     async (tx) => {
-      if (!(await repo.teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
+      if (!(await repo.teamExists(tx, input.teamId))) throw apiErrors.teamNotFound();
       await repo.lockTeam(tx, input.teamId);
       if ((await repo.countActiveKeys(tx, input.teamId)) >= MAX_ACTIVE_KEYS_PER_TEAM) {
         throw new ApiError(
@@ -69,7 +63,7 @@ export async function createApiKey(
 
 export async function listApiKeys(db: Queryable, teamId: string): Promise<ApiKeyView[]> {
   if (!isUuid(teamId) || !(await repo.teamExists(db, teamId))) {
-    throw new ApiError('not_found', 'Team not found');
+    throw apiErrors.teamNotFound();
   }
   return (await repo.listKeys(db, teamId)).map(toView);
 }

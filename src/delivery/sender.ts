@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './addresses.ts';
+import { isForbiddenAddress } from '../webhooks/addresses.ts';
 import { parseRetryAfter } from './schedule.ts';
 import { webhookHeaders } from './signature.ts';
 

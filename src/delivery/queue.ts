@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { newId } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
-import type { EventType } from '../outbox/record.ts';
-import { newId } from '../shared/ids.ts';
+import type { EventType } from '../events/catalogue.ts';
 
 /**
  * The delivery queue in the database: the worker claims due deliveries with row locks

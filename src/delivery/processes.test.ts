@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { createDealRoom } from '../deal-rooms/commands.ts';
-import { systemClock } from '../shared/clock.ts';
 import { createTeam } from '../teams/commands.ts';
 import { startWorkerProcess, type WorkerProcess } from '../testing/process.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { createEndpoint } from '../webhooks/commands.ts';
 import type { WriteContext } from '../write/transaction.ts';
-import { createEndpoint } from './endpoints.ts';
 
 /**
  * Real worker processes on one PostgreSQL: a worker killed mid-delivery loses nothing, and

@@ -1,38 +1,28 @@
-import { pageWindow } from '../../http/envelope.ts';
-import { PaginationQuery, toPageRequest } from '../../http/query.ts';
-import type { TypedFastify } from '../../http/types.ts';
-import {
-  listAttempts,
-  listDeadLetters,
-  replayDeadLetter,
-  replayEndpointDeadLetters,
-} from '../../webhooks/dead-letters.ts';
+import { pageWindow } from '../core/envelope.ts';
+import { PaginationQuery, toPageRequest } from '../core/query.ts';
+import { answers, NO_CONTENT, paginated } from '../core/responses.ts';
+import { Data, DataList, DataPage, IdParams, TeamParams } from '../core/schemas.ts';
+import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import {
   createEndpoint,
   deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
+  replayDeadLetter,
+  replayEndpointDeadLetters,
   rotateEndpointSecret,
   updateEndpoint,
-} from '../../webhooks/endpoints.ts';
-import type { ManagementRouteDeps } from '../app.ts';
+} from './commands.ts';
+import { getEndpoint, listAttempts, listDeadLetters, listEndpoints } from './repo.ts';
 import {
   AttemptSchema,
-  Data,
-  DataList,
-  DataPage,
   DeadLetterSchema,
   EndpointBody,
   EndpointPatch,
   EndpointSchema,
   EndpointWithSecretSchema,
-  IdParams,
   ReplayedSchema,
-  TeamParams,
-} from '../schemas.ts';
-import { answers, NO_CONTENT, paginated } from './common.ts';
+} from './schemas.ts';
 
-export function webhookRoutes(app: TypedFastify, { db, write }: ManagementRouteDeps): void {
+export function webhookAdminRoutes(app: TypedFastify, { db, write }: AdminRouteDeps): void {
   const tags = ['Webhooks'];
   const endpoint = Data(EndpointSchema);
 

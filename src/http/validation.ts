@@ -1,4 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { MAX_PER_PAGE } from '../core/query.ts';
 
 /** A validation failure as one message naming the field: "viewer.email must be …". */
 export function bodyErrorMessage(
@@ -34,3 +35,19 @@ export function bodyErrorMessage(
 const join = (path: string, field: string) => (path ? `${path}.${field}` : field);
 const article = (type: string) =>
   type === 'integer' || type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;
+
+const PARAM_RULES: Record<string, string> = {
+  page: 'page must be a base-10 integer >= 1',
+  per_page: `per_page must be a base-10 integer >= 1 (values above ${MAX_PER_PAGE} are treated as ${MAX_PER_PAGE})`,
+  status: 'status must be one of: active, archived',
+  period: 'period must be one of: 7d, 30d, 90d, all',
+};
+
+/** A message naming the parameter and what it allows, from a query validation failure. */
+export function queryErrorMessage(errors: readonly FastifySchemaValidationError[], query: unknown): string {
+  const first = errors[0];
+  const param = first?.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  const value = (query as Record<string, unknown> | undefined)?.[param];
+  if (Array.isArray(value)) return `${param} must be given at most once`;
+  return PARAM_RULES[param] ?? 'The query string is invalid';
+}

@@ -2,12 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyRequest,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../shared/clock.ts';
+import type { WriteContext } from '../write/transaction.ts';
 
 /** Fastify typed by the TypeBox schemas each route declares. */
 export type TypedFastify = FastifyInstance<
@@ -23,4 +25,14 @@ export interface RouteDeps {
   db: Database;
   clock: Clock;
   appUrl: string;
+}
+
+/** What the management API's routes share: the store, and how a request's write is run. */
+export interface AdminRouteDeps {
+  db: Database;
+  /**
+   * Runs a write operation for a request: with the request's Idempotency-Key, and on a
+   * repeat of it, the first answer instead of a second change.
+   */
+  write<T>(request: FastifyRequest, operation: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }

@@ -1,10 +1,10 @@
-import type { TypedFastify } from '../../http/types.ts';
-import { createLink, deactivateLink, deleteLink, updateLink } from '../../links/commands.ts';
-import type { ManagementRouteDeps } from '../app.ts';
-import { Data, IdParams, LinkBody, LinkPatch, ManagedLinkSchema } from '../schemas.ts';
-import { answers, NO_CONTENT, toDate } from './common.ts';
+import { answers, NO_CONTENT, toDate } from '../core/responses.ts';
+import { Data, IdParams } from '../core/schemas.ts';
+import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
+import { createLink, deactivateLink, deleteLink, updateLink } from './commands.ts';
+import { LinkBody, LinkPatch, ManagedLinkSchema } from './schemas.ts';
 
-export function linkRoutes(app: TypedFastify, { write }: ManagementRouteDeps): void {
+export function linkAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): void {
   const link = Data(ManagedLinkSchema);
   const tags = ['Links'];
 

@@ -1,22 +1,26 @@
-import { ApiError } from '../../http/errors.ts';
-import type { TypedFastify } from '../../http/types.ts';
-import { completeView, recordDownload, recordVisit } from '../../tracking/commands.ts';
-import type { ManagementRouteDeps } from '../app.ts';
+import { ApiError } from '../core/errors.ts';
+import { answers, toDate } from '../core/responses.ts';
+import { Data, IdParams } from '../core/schemas.ts';
+import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
+import { completeView, recordDownload, recordVisit } from './commands.ts';
 import {
   CompleteBody,
-  Data,
   DownloadBody,
   DownloadSchema,
-  IdParams,
   ViewBody,
   ViewSchema,
   VisitBody,
   VisitSchema,
-} from '../schemas.ts';
-import { answers, toDate } from './common.ts';
+} from './schemas.ts';
+import type { startView } from './view-starts.ts';
+
+export interface TrackingRouteDeps extends AdminRouteDeps {
+  /** How view starts are written: startView itself, or the composition root's thread (view-thread.ts). */
+  startView: typeof startView;
+}
 
 /** What the viewer-tracking front end records: visits, views and downloads. */
-export function trackingRoutes(app: TypedFastify, { write, startView }: ManagementRouteDeps): void {
+export function trackingAdminRoutes(app: TypedFastify, { write, startView }: TrackingRouteDeps): void {
   const tags = ['Tracking'];
 
   app.post(

@@ -1,0 +1,23 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import { PaginationSchema } from './envelope.ts';
+
+/**
+ * The pieces the management API's bodies and resources are made of. Resources are the read
+ * API's schemas plus the settings only the dashboard sees; request bodies refuse unknown fields.
+ */
+export const strict = { additionalProperties: false } as const;
+export const Name = (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
+export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description ? { description } : {});
+export const When = (description: string) => Type.String({ format: 'date-time', description });
+
+export const IdParams = Type.Object({ id: Type.String({ description: 'A UUID' }) });
+export const TeamParams = Type.Object({ teamId: Type.String({ description: 'Team id (a UUID)' }) });
+
+export const Data = <T extends TSchema>(data: T) => Type.Object({ data }, strict);
+export const DataList = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item) }, strict);
+export const DataPage = <T extends TSchema>(item: T) =>
+  Type.Object(
+    { data: Type.Array(item), meta: Type.Object({ pagination: PaginationSchema }, strict) },
+    strict,
+  );

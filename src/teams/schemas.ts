@@ -1,0 +1,9 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp, Uuid } from '../core/fields.ts';
+import { Name, strict } from '../core/schemas.ts';
+
+export const TeamSchema = Type.Object(
+  { id: Uuid(), name: Type.String(), createdAt: Timestamp('When it was created') },
+  strict,
+);
+export const TeamBody = Type.Object({ name: Name() }, strict);

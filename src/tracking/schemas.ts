@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp, Uuid } from '../core/fields.ts';
+import { strict, When } from '../core/schemas.ts';
+
+export const ViewerBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    visitorId: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { ...strict, description: '{ email, name? } or { visitorId, name? }' },
+);
+export const VisitBody = Type.Object({ viewer: ViewerBody, at: Type.Optional(When('Default: now')) }, strict);
+export const ViewBody = Type.Object(
+  {
+    documentId: Type.String({ format: 'uuid' }),
+    viewer: ViewerBody,
+    startedAt: Type.Optional(When('Default: now')),
+  },
+  strict,
+);
+export const CompleteBody = Type.Object(
+  {
+    durationSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 604_800,
+      description: 'Whole seconds, at most a week',
+    }),
+  },
+  strict,
+);
+export const DownloadBody = Type.Object(
+  {
+    documentId: Type.String({ format: 'uuid' }),
+    viewer: ViewerBody,
+    at: Type.Optional(When('Default: now')),
+  },
+  strict,
+);
+export const VisitSchema = Type.Object(
+  {
+    id: Uuid(),
+    dealRoomId: Uuid(),
+    linkId: Uuid(),
+    viewerId: Uuid(),
+    at: Timestamp('When the link was opened'),
+  },
+  strict,
+);
+export const ViewSchema = Type.Object(
+  {
+    id: Uuid(),
+    dealRoomId: Uuid(),
+    documentId: Uuid(),
+    linkId: Uuid(),
+    viewerId: Uuid(),
+    startedAt: Timestamp('When the view started'),
+    durationSeconds: Type.Integer({ description: '0 until the view is completed' }),
+  },
+  strict,
+);
+export const DownloadSchema = Type.Object(
+  {
+    id: Uuid(),
+    dealRoomId: Uuid(),
+    documentId: Uuid(),
+    linkId: Uuid(),
+    viewerId: Uuid(),
+    at: Timestamp('When it was downloaded'),
+  },
+  strict,
+);
