@@ -1,5 +1,6 @@
 import { DealRoomApiError } from '../../packages/client/index.js';
 import { ApiError } from '../core/errors.ts';
+import type { CommandResult } from '../db/control.ts';
 import type { Database } from '../db/database.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { migrate } from '../db/migrate.ts';
@@ -7,7 +8,6 @@ import { DataDirError } from '../db/open.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';
 import { UsageError } from './context.ts';
-import type { CommandResult } from './control.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { seedCommand } from './seed.ts';

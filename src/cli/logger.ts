@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import { REDACTED_PATHS } from '../app.ts';
 import type { LogLevel } from '../config.ts';
+import { REDACTED_PATHS } from '../http/server.ts';
 
 /** JSON logs, keys and cookies redacted; pretty only when a person is watching a terminal. */
 export function createLogger(level: LogLevel): Logger {

@@ -1,11 +1,11 @@
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
+import { runInServer } from '../db/control.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
 import { IMPORT_STATEMENT_TIMEOUT_MS } from '../import/service.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
-import { runInServer } from './control.ts';
 import { EXPORT_USAGE, exportCommand } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { serve } from './serve.ts';

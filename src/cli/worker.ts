@@ -5,41 +5,15 @@ import { type Config, parsePort } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { INTERNAL_ERROR_MESSAGE } from '../core/errors.ts';
 import { createMetrics, type Metrics } from '../core/metrics.ts';
-import type { Database } from '../db/database.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { trackPool } from '../db/metrics.ts';
 import { migrate } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
 import { trackWebhookQueue } from '../delivery/metrics.ts';
-import { DeliveryWorker, type WorkerLogger } from '../delivery/worker.ts';
+import { startWorker } from '../delivery/start.ts';
 import { adminTokenChecker } from '../management/token.ts';
 import { UsageError } from './context.ts';
 import { createLogger } from './logger.ts';
-
-/** Who is calling, in every delivery's User-Agent. */
-export const WEBHOOK_USER_AGENT = 'DealRoomAnalytics-Webhooks/1.0';
-
-/** The webhook worker on a store, as configured; started. */
-export function startWorker(
-  config: Readonly<Config>,
-  db: Database,
-  logger: WorkerLogger,
-  metrics?: Metrics,
-): DeliveryWorker {
-  const worker = new DeliveryWorker({
-    db,
-    clock: systemClock,
-    logger,
-    metrics,
-    appUrl: config.appUrl,
-    retryBaseMs: config.webhooks.retryBaseMs,
-    timeoutMs: config.webhooks.timeoutMs,
-    allowPrivateUrls: config.webhooks.allowPrivateUrls,
-    userAgent: WEBHOOK_USER_AGENT,
-  });
-  worker.start();
-  return worker;
-}
 
 /**
  * `dealroom worker`: delivers webhooks until SIGTERM or SIGINT, then lets the attempts in

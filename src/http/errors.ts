@@ -5,7 +5,6 @@ import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE } from '../core/errors.ts';
 import type { Metrics } from '../core/metrics.ts';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import { httpMetrics } from './metrics.ts';
-import { isV1Path } from './paths.ts';
 import { queryErrorMessage } from './validation.ts';
 
 /** Requests whose completion is logged at debug: routine refusals, and failures of an outage. */
@@ -26,38 +25,41 @@ export function logCompletion(app: FastifyInstance): void {
   });
 }
 
+/** What the error renderer needs of its listener (server.ts's options). */
+export interface ErrorRendering {
+  metrics: Metrics;
+  validationMessage: (err: FastifyError, request: FastifyRequest) => string;
+  methodNotAllowed?: ((request: FastifyRequest) => ApiError | undefined) | undefined;
+  knownError?: ((err: FastifyError) => ApiError | undefined) | undefined;
+}
+
 /**
- * Renders every error as `{ error, code }`. Anything that is not an ApiError or a
- * validation failure is logged with the request id and answered with the generic 500.
+ * Renders every error as `{ error, code }`. Anything that is not an ApiError, a validation
+ * failure or a known client error is logged with the request id and answered with the
+ * generic 500. A failure of a database outage is counted and logged at debug: the outage
+ * itself is logged once, where it starts and ends (the composition root).
  */
-export function installErrorHandlers(app: FastifyInstance, metrics: Metrics): void {
+export function installErrorHandlers(app: FastifyInstance, rendering: ErrorRendering): void {
+  const { failures, unauthorized } = httpMetrics(rendering.metrics);
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(err, request.query);
+    const apiError = toApiError(err, request, rendering);
     if (err instanceof DatabaseUnavailableError) {
-      // The outage itself is logged once, where it starts and ends (serve.ts).
       quietRequests.add(request);
-      httpMetrics(metrics).failures.inc({ reason: 'database_unavailable' });
+      failures.inc({ reason: 'database_unavailable' });
       request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
     } else if (apiError.code === 'internal_error') {
-      httpMetrics(metrics).failures.inc({ reason: 'error' });
+      failures.inc({ reason: 'error' });
       request.log.error({ err }, 'request failed');
     } else if (apiError.code === 'unauthorized') {
-      httpMetrics(metrics).unauthorized.inc();
+      unauthorized.inc();
     }
-    return reply
-      .code(apiError.statusCode)
-      .headers(apiError.headers)
-      .send({ error: apiError.message, code: apiError.code });
+    return send(reply, apiError);
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler((request, reply) =>
     // Any method the router has no route for (TRACE, PROPFIND, LOCK, …) on a known path.
-    const err =
-      isV1Path(request.url) && !['GET', 'HEAD'].includes(request.method)
-        ? apiErrors.methodNotAllowed()
-        : apiErrors.routeNotFound();
-    return reply.code(err.statusCode).headers(err.headers).send({ error: err.message, code: err.code });
-  });
+    send(reply, rendering.methodNotAllowed?.(request) ?? apiErrors.routeNotFound()),
+  );
 
   // An error answer is about this request only: never to be stored by a cache.
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -66,13 +68,17 @@ export function installErrorHandlers(app: FastifyInstance, metrics: Metrics): vo
   });
 }
 
+function send(reply: FastifyReply, error: ApiError) {
+  return reply.code(error.statusCode).headers(error.headers).send({ error: error.message, code: error.code });
+}
+
 /**
  * Errors Fastify raises before routing skip the error handler; they are mapped by the same
  * rules here. (Room ids of any length or encoding do not end up here: rewriteUrl and
  * maxParamLength in app.ts route them to the room's 404 like any other id.)
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = toApiError(error, request.query);
+  const apiError = toApiError(error, request);
   request.log.info({ code: error.code }, 'request refused before routing');
   reply
     .code(apiError.statusCode)
@@ -107,12 +113,23 @@ export function rawErrorResponse(
   );
 }
 
-function toApiError(err: FastifyError | ApiError, query: unknown): ApiError {
+function toApiError(
+  err: FastifyError | ApiError,
+  request: FastifyRequest,
+  rendering?: ErrorRendering,
+): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof DatabaseBusyError) return apiErrors.busy();
-  if (err.validation && err.validationContext === 'querystring') {
-    return new ApiError('validation_error', queryErrorMessage(err.validation, query));
+  if (err.validation) {
+    return new ApiError(
+      'validation_error',
+      rendering
+        ? rendering.validationMessage(err, request)
+        : queryErrorMessage(err.validation, request.query),
+    );
   }
+  const known = rendering?.knownError?.(err);
+  if (known) return known;
   // Fastify's own client errors (a malformed header, an unsupported body); their messages
   // name no internals, but a 5xx never gets through here.
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {

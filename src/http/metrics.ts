@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Metrics } from '../core/metrics.ts';
 
+/** The listener a request came to: the `api` label of the request metrics. */
+export type Api = 'read' | 'management';
+
 /** What the listeners count of their requests. */
 export const httpMetrics = (metrics: Metrics) => metrics.own(declareHttpMetrics);
 
@@ -36,7 +39,7 @@ function declareHttpMetrics(registry: Registry) {
 }
 
 /** A duration for every routed request of an API; for the management API, its successful changes too. */
-export function observeRequests(app: FastifyInstance, metrics: Metrics, api: 'read' | 'management'): void {
+export function observeRequests(app: FastifyInstance, metrics: Metrics, api: Api): void {
   const { requests, writes } = httpMetrics(metrics);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url;

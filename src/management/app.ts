@@ -1,25 +1,16 @@
 import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyRequest,
-  type FastifyServerOptions,
-  LogController,
-} from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import { ApiError, apiErrors, INTERNAL_ERROR_MESSAGE } from '../core/errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { createMetrics, type Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
-import { trackPool } from '../db/metrics.ts';
 import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
 import { countRecorded } from '../events/metrics.ts';
-import { logCompletion } from '../http/errors.ts';
-import { httpMetrics, metricsEndpoint, observeRequests } from '../http/metrics.ts';
+import { metricsEndpoint } from '../http/metrics.ts';
 import { forGenerators } from '../http/openapi.ts';
-import { requestIdFor } from '../http/request-id.ts';
+import { createServer, type LoggerOption } from '../http/server.ts';
 import { bodyErrorMessage } from '../http/validation.ts';
 import { apiKeyAdminRoutes } from '../keys/admin-routes.ts';
 import { linkAdminRoutes } from '../links/admin-routes.ts';
@@ -37,7 +28,7 @@ export interface ManagementDeps {
   appUrl: string;
   adminToken: string;
   allowPrivateUrls?: boolean | undefined;
-  logger: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  logger: LoggerOption;
   metrics?: Metrics;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: (() => void) | undefined;
@@ -53,20 +44,24 @@ const BODY_LIMIT = 64 * 1024;
  * and the tracking front end, on its own listener, every request with the admin token.
  */
 export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFastify> {
-  const logging =
-    deps.logger && typeof deps.logger === 'object' && 'child' in deps.logger
-      ? { loggerInstance: deps.logger as FastifyBaseLogger }
-      : { logger: deps.logger as FastifyServerOptions['logger'] };
-  const app = Fastify({
-    ...logging,
-    genReqId: requestIdFor,
-    bodyLimit: BODY_LIMIT,
-    ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: false,
-    forceCloseConnections: 'idle',
-  }).withTypeProvider() as unknown as TypedFastify;
   const metrics = deps.metrics ?? createMetrics();
+  const app = createServer({
+    api: 'management',
+    logger: deps.logger,
+    metrics,
+    db: deps.db,
+    bodyLimit: BODY_LIMIT,
+    validationMessage: (err) => bodyErrorMessage(err.validation ?? [], err.validationContext),
+    knownError: (err) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return new ApiError('validation_error', `The body must be at most ${BODY_LIMIT / 1024} KiB`);
+      }
+      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return new ApiError('validation_error', 'The body must be application/json');
+      }
+      return undefined;
+    },
+  });
 
   // A POST without a body (archive, publish, …) may still say it is JSON.
   app.removeContentTypeParser('application/json');
@@ -79,39 +74,16 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('X-Request-Id', request.id);
+  app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('Cache-Control', 'no-store');
     return payload;
   });
-  logCompletion(app);
-  observeRequests(app, metrics, 'management');
-  trackPool(metrics, deps.db);
 
   const checkToken = adminTokenChecker(deps.adminToken);
   app.addHook('onRequest', async (request) => {
     if (request.url === '/openapi.json' && request.method === 'GET') return;
     const refused = checkToken(request.headers.authorization);
     if (refused) throw refused;
-  });
-
-  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(err);
-    if (err instanceof DatabaseUnavailableError) {
-      httpMetrics(metrics).failures.inc({ reason: 'database_unavailable' });
-      request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
-    } else if (apiError.code === 'internal_error') {
-      httpMetrics(metrics).failures.inc({ reason: 'error' });
-      request.log.error({ err }, 'request failed');
-    }
-    return reply
-      .code(apiError.statusCode)
-      .headers(apiError.headers)
-      .send({ error: apiError.message, code: apiError.code });
-  });
-  app.setNotFoundHandler((_request, reply) => {
-    const err = apiErrors.routeNotFound();
-    return reply.code(err.statusCode).send({ error: err.message, code: err.code });
   });
 
   await app.register(swagger, {
@@ -197,21 +169,4 @@ function idempotencyOf(request: FastifyRequest): WriteContext['idempotency'] {
     .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
     .digest('hex');
   return { key, fingerprint };
-}
-
-function toApiError(err: FastifyError | ApiError): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof DatabaseBusyError) return apiErrors.busy();
-  if (err.validation)
-    return new ApiError('validation_error', bodyErrorMessage(err.validation, err.validationContext));
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ApiError('validation_error', `The body must be at most ${BODY_LIMIT / 1024} KiB`);
-  }
-  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ApiError('validation_error', 'The body must be application/json');
-  }
-  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new ApiError('validation_error', 'The request could not be understood');
-  }
-  return new ApiError('internal_error', INTERNAL_ERROR_MESSAGE);
 }

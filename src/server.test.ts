@@ -1,0 +1,44 @@
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+import { startServer } from './server.ts';
+import { freshStoreEnv, storeKinds } from './testing/stores.ts';
+
+const ADMIN_TOKEN = 'server-test-admin-token';
+
+describe.each(storeKinds())('the whole service in process (%s store)', (kind) => {
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+  });
+
+  it('starts every listener and the worker from one config, serves the demo, and closes all of it', async () => {
+    const { env, drop } = await freshStoreEnv(kind);
+    drops.push(drop);
+    const config = loadConfig({ ...env, ADMIN_TOKEN, MANAGEMENT_PORT: '0', LOG_LEVEL: 'silent' });
+    const server = await startServer(config, {
+      port: 0,
+      host: '127.0.0.1',
+      logger: pino({ level: 'silent' }),
+      demo: true,
+    });
+    expect(server.demoKey).toMatch(/^dr_live_/);
+    const rooms = await fetch(`${server.readApi}/v1/deal-rooms`, {
+      headers: { authorization: `Bearer ${server.demoKey}` },
+    });
+    expect(rooms.status).toBe(200);
+    expect(((await rooms.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+
+    const team = await fetch(`${server.managementApi}/teams`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'In process' }),
+    });
+    expect(team.status).toBe(201);
+    expect((await fetch(`${server.readApi}/readyz`)).status).toBe(200);
+
+    await server.close();
+    await expect(fetch(`${server.readApi}/healthz`)).rejects.toThrow();
+    await expect(fetch(`${server.managementApi}/metrics`)).rejects.toThrow();
+  });
+});

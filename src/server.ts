@@ -1,0 +1,265 @@
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { type Clock, systemClock } from './core/clock.ts';
+import { createMetrics } from './core/metrics.ts';
+import { type CommandResult, controlSocketPath, startControlServer } from './db/control.ts';
+import type { Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { openStore } from './db/open.ts';
+import { openPostgres } from './db/postgres.ts';
+import { trackWebhookQueue } from './delivery/metrics.ts';
+import { startWorker } from './delivery/start.ts';
+import type { DeliveryWorker } from './delivery/worker.ts';
+import type { HealthCheck } from './health/routes.ts';
+import { buildManagementApp } from './management/app.ts';
+import { createRateLimiter } from './rate-limit/create.ts';
+import type { TypedFastify } from './routing/types.ts';
+import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed/prepare.ts';
+import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
+
+/** How long requests in flight get to finish before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+/** How long no request may arrive before a draining server closes. */
+const DRAIN_QUIET_MS = 300;
+/** Connections of the view-start thread's pool: one batch is written at a time, so one, and one spare. */
+const VIEW_START_CONNECTIONS = 2;
+/** Connections of the webhook worker's pool on PostgreSQL. */
+const WORKER_CONNECTIONS = 4;
+
+export interface ServerOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  /** Load the demo data into an empty store, or renew the demo key of a demo store. */
+  demo?: boolean;
+  /** Deliver webhooks in this process (true unless `serve --no-worker`). */
+  worker?: boolean;
+  clock?: Clock;
+  /**
+   * How other `dealroom` commands are run while this process holds the embedded store: they
+   * reach it through the control socket beside the lock, and run here on the open store
+   * (the CLI passes its runner).
+   */
+  runCommand?: (db: Database, args: string[]) => Promise<CommandResult>;
+}
+
+/** A running service: its addresses, and the one way to stop it. */
+export interface RunningServer {
+  db: Database;
+  /** The read API's base address; the management API's when ADMIN_TOKEN is set. */
+  readApi: string;
+  managementApi?: string | undefined;
+  /** The demo team's new key, when `demo` loaded or renewed it. */
+  demoKey?: string | undefined;
+  /**
+   * Stops taking work: /readyz turns 503 at once, requests already received are answered,
+   * the worker finishes its attempts in flight, then every connection and the store close.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: opens the store, migrates it, and builds every stateful part of a
+ * serving process (limiter, view-start thread, write and worker pools, the listeners, the
+ * webhook worker) from the one config, passing each in. Tests start the whole service here,
+ * in process; `dealroom serve` adds the signals and the console.
+ */
+export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const clock = options.clock ?? systemClock;
+  const { db, lock } = await openStore(config, (available, err) => {
+    if (available) logger.info('database reachable again');
+    else logger.error({ err }, 'database unreachable: requests fail with 500 until it answers again');
+  });
+  // Everything opened so far, closed in reverse order by close() or by a failed start.
+  const closers: (() => Promise<unknown> | unknown)[] = [() => db.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    await migrate(db);
+    const demoKey = options.demo ? await prepareDemo(db, clock) : undefined;
+
+    const metrics = createMetrics().withDefaults();
+    const { limiter, healthChecks } = createRateLimiter(
+      config.rateLimits,
+      config.redisUrl,
+      logger,
+      metrics,
+      config.redisKeyPrefix,
+    );
+    closers.push(() => limiter.close());
+    trackWebhookQueue(metrics, db, clock);
+
+    let closing = false;
+    // From close() on, /readyz answers 503 so a load balancer stops sending requests,
+    // while every request already received is still answered.
+    const draining: HealthCheck = {
+      name: 'shutdown',
+      async check() {
+        if (closing) throw new Error('shutting down');
+      },
+    };
+    const activity = new Activity(() => closing);
+    const app = await buildApp({
+      db,
+      clock,
+      appUrl: config.appUrl,
+      logger,
+      rateLimiter: limiter,
+      metrics,
+      healthChecks: [...healthChecks, draining],
+    });
+    activity.track(app);
+    closers.push(() => app.close());
+    const readApi = await app.listen({ port: options.port, host: options.host });
+    const listeners: TypedFastify[] = [app];
+
+    let worker: DeliveryWorker | undefined;
+    let closeControl: (() => unknown) | undefined;
+    let managementApi: string | undefined;
+    if (config.management.adminToken) {
+      // On PostgreSQL the writes get a pool of their own: a burst of tracking writes
+      // waiting on a busy room's row locks cannot take the connections reads need.
+      const writeDb = config.databaseUrl ? await openPostgresPool(config, config.pool.size) : undefined;
+      if (writeDb) closers.push(() => writeDb.close());
+      // View starts, the bulk of live tracking, are written in a thread of their own there,
+      // so that their transactions' round trips do not queue behind the read requests.
+      const viewThread: ViewStartThread | undefined = config.databaseUrl
+        ? await openViewStartThread({
+            connectionString: config.databaseUrl,
+            maxConnections: VIEW_START_CONNECTIONS,
+            maxWaiting: config.pool.maxWaiting,
+            maxWaitMs: config.pool.maxWaitMs,
+          })
+        : undefined;
+      if (viewThread) closers.push(() => viewThread.close());
+      const management = await buildManagementApp({
+        db: writeDb ?? db,
+        startView: viewThread?.startView,
+        clock,
+        appUrl: config.appUrl,
+        adminToken: config.management.adminToken,
+        allowPrivateUrls: config.webhooks.allowPrivateUrls,
+        logger,
+        metrics,
+        onEvents: () => worker?.wake(),
+      });
+      activity.track(management);
+      closers.push(() => management.close());
+      managementApi = await management.listen({ port: config.management.port, host: config.management.host });
+      listeners.push(management);
+    }
+
+    const { runCommand } = options;
+    const socket = lock ? controlSocketPath(resolve(config.dataDir)) : undefined;
+    if (lock && socket && runCommand) {
+      const control = await startControlServer(socket, lock.setSocket(socket), (args) =>
+        runCommand(db, args),
+      );
+      closeControl = () => control.close();
+      closers.push(closeControl);
+    } else if (lock && runCommand) {
+      logger.warn(
+        'the data folder path is too long for a control socket: other dealroom commands must wait until this server stops',
+      );
+    }
+
+    if (options.worker !== false) {
+      // On PostgreSQL the worker's claims and records get connections of their own.
+      const workerDb = config.databaseUrl
+        ? await openPostgres({ connectionString: config.databaseUrl, maxConnections: WORKER_CONNECTIONS })
+        : undefined;
+      if (workerDb) closers.push(() => workerDb.close());
+      const started = startWorker(config, workerDb ?? db, logger, metrics);
+      worker = started;
+      closers.push(() => started.stop());
+    }
+
+    let stopped: Promise<void> | undefined;
+    return {
+      db,
+      readApi,
+      managementApi,
+      demoKey,
+      close() {
+        stopped ??= (async () => {
+          closing = true;
+          closeControl?.();
+          await activity.drained(SHUTDOWN_GRACE_MS);
+          // A connection that opened but never sent a request would hold close() open until
+          // the headers timeout; after the grace period every connection left is cut.
+          const cut = setTimeout(() => {
+            logger.warn('grace period over: closing the connections still open');
+            for (const listener of listeners) listener.server.closeAllConnections();
+          }, SHUTDOWN_GRACE_MS);
+          try {
+            await closeAll();
+          } finally {
+            clearTimeout(cut);
+          }
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    // Listening with a store that cannot be run would answer every request with a 500.
+    await closeAll();
+    throw err;
+  }
+}
+
+/**
+ * Requests in flight on the listeners. Responses finished while closing close their
+ * connection, so keep-alive clients do not hold the server open once answered.
+ */
+class Activity {
+  #inFlight = 0;
+  #lastAt = Date.now();
+  constructor(readonly closing: () => boolean) {}
+
+  track(server: TypedFastify): void {
+    server.addHook('onSend', async (_request, reply, payload) => {
+      if (this.closing()) reply.header('Connection', 'close');
+      return payload;
+    });
+    server.addHook('onRequest', async () => {
+      this.#inFlight++;
+      this.#lastAt = Date.now();
+    });
+    server.addHook('onResponse', async () => {
+      this.#inFlight--;
+      this.#lastAt = Date.now();
+    });
+  }
+
+  /**
+   * Drain before closing: close() also drops idle keep-alive connections, and one whose
+   * request is read but not yet parsed (a busy event loop) looks idle. So the listeners keep
+   * listening until nothing is in flight and no request has come for a moment.
+   */
+  async drained(graceMs: number): Promise<void> {
+    const by = Date.now() + graceMs;
+    while (Date.now() < by && (this.#inFlight > 0 || Date.now() - this.#lastAt < DRAIN_QUIET_MS)) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+function openPostgresPool(config: Readonly<Config>, maxConnections: number): Promise<Database> {
+  return openPostgres({
+    connectionString: config.databaseUrl as string,
+    maxConnections,
+    maxWaiting: config.pool.maxWaiting,
+    maxWaitMs: config.pool.maxWaitMs,
+  });
+}
+
+async function prepareDemo(db: Database, clock: Clock): Promise<string | undefined> {
+  if (await isEmpty(db)) return seedDemo(db, clock);
+  if (await hasDemoTeam(db)) return renewDemoKey(db, clock);
+  console.log('The database holds data other than the demo; not seeding it.');
+  return undefined;
+}
