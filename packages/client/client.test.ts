@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { Analytics as ServerAnalytics } from '../../src/analytics/schemas.ts';
 import { buildApp } from '../../src/app.ts';
+import { ManualClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/db/database.ts';
 import type {
   DealRoom as ServerDealRoom,
   DealRoomDetail as ServerDealRoomDetail,
 } from '../../src/deal-rooms/schemas.ts';
+import { generateWebhookSecret, webhookHeaders } from '../../src/delivery/signature.ts';
 import type { Document as ServerDocument } from '../../src/documents/schemas.ts';
 import type { Link as ServerLink } from '../../src/links/schemas.ts';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.ts';
-import { ManualClock } from '../../src/core/clock.ts';
 import { load, make, teamWithKey } from '../../src/testing/fixtures.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
 import type { Viewer as ServerViewer } from '../../src/viewers/schemas.ts';
-import { generateWebhookSecret, webhookHeaders } from '../../src/delivery/signature.ts';
 import {
   type Analytics,
   type DealRoom,

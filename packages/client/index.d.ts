@@ -135,14 +135,70 @@ export declare class DealRoomApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
 }
 
-export interface WebhookEvent<T = unknown> {
+/** A view, as view.started and view.completed carry it. */
+export interface View {
   id: string;
-  type: string;
-  createdAt: string;
-  apiVersion: string;
-  teamId: string;
-  data: T;
+  dealRoomId: string;
+  documentId: string;
+  linkId: string;
+  viewerId: string;
+  startedAt: string;
+  durationSeconds: number;
 }
+
+/** A download, as download.created and download.denied carry it. */
+export interface Download {
+  id: string;
+  dealRoomId: string;
+  documentId: string;
+  linkId: string;
+  viewerId: string;
+  at: string;
+}
+
+/** A viewer in an event: the Viewer fields and its room. */
+export interface ViewerInRoom extends Viewer {
+  dealRoomId: string;
+}
+
+/** Each event type and what its `data` is: the resource right after the change. */
+export interface EventData {
+  'deal_room.created': DealRoomDetail;
+  'deal_room.updated': DealRoomDetail;
+  'deal_room.archived': DealRoomDetail;
+  'deal_room.restored': DealRoomDetail;
+  'deal_room.deleted': DealRoomDetail;
+  'document.created': Document;
+  'document.updated': Document;
+  'document.published': Document;
+  'document.unpublished': Document;
+  'document.deleted': Document;
+  'link.created': Link;
+  'link.updated': Link;
+  'link.deactivated': Link;
+  'link.expired': Link;
+  'link.deleted': Link;
+  'viewer.created': ViewerInRoom;
+  'viewer.returned': ViewerInRoom;
+  'view.started': View;
+  'view.completed': View;
+  'download.created': Download;
+  'download.denied': Download;
+}
+
+export type EventType = keyof EventData;
+
+/** What a receiver gets: one union over `type`, so a switch on it narrows `data`. */
+export type WebhookEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    id: string;
+    type: K;
+    createdAt: string;
+    apiVersion: string;
+    teamId: string;
+    data: EventData[K];
+  };
+}[T];
 
 export declare class WebhookVerificationError extends Error {}
 
@@ -150,9 +206,9 @@ export declare class WebhookVerificationError extends Error {}
  * Verifies a delivery's signature and timestamp and returns its payload; throws
  * WebhookVerificationError otherwise. Pass the raw body as received.
  */
-export declare function verifyWebhook<T = unknown>(
+export declare function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: Headers | Record<string, string | string[] | undefined>,
   secret: string | string[],
   options?: { toleranceSeconds?: number; now?: Date },
-): Promise<WebhookEvent<T>>;
+): Promise<WebhookEvent>;

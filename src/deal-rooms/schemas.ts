@@ -75,3 +75,12 @@ export const DealRoomPatch = Type.Object(
   { name: Type.Optional(Name()), description: Type.Optional(Type.String({ maxLength: 5000 })) },
   { ...strict, minProperties: 1 },
 );
+
+/** The events about a deal room: `data` is the room as the single-room response shows it. */
+export const DealRoomEvents = {
+  'deal_room.created': DealRoomDetailSchema,
+  'deal_room.updated': DealRoomDetailSchema,
+  'deal_room.archived': DealRoomDetailSchema,
+  'deal_room.restored': DealRoomDetailSchema,
+  'deal_room.deleted': DealRoomDetailSchema,
+} as const;

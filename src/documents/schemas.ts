@@ -80,3 +80,12 @@ export const DocumentPatch = Type.Object(
   { name: Type.Optional(Name(300)), ...documentFields },
   { ...strict, minProperties: 1 },
 );
+
+/** The events about a document: `data` has the Document fields, whatever its status. */
+export const DocumentEvents = {
+  'document.created': DocumentSchema,
+  'document.updated': DocumentSchema,
+  'document.published': DocumentSchema,
+  'document.unpublished': DocumentSchema,
+  'document.deleted': DocumentSchema,
+} as const;

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../core/envelope.ts';
+import { webhooksSection } from './event-catalogue.ts';
 
 const header = (description: string, schema: Record<string, unknown>, required = true) => ({
   description,
@@ -191,7 +192,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     stripBasePath: false,
     hideUntagged: true,
-    transformObject: (document) =>
-      decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
+    transformObject: (document) => ({
+      ...decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
+      // The events a team's webhook endpoints receive (contract.md section 4).
+      webhooks: structuredClone(webhooksSection()) as Json,
+    }),
   });
 }

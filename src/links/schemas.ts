@@ -66,3 +66,12 @@ export const LinkPatch = Type.Object(
   { name: Type.Optional(Name()), ...linkFields },
   { ...strict, minProperties: 1 },
 );
+
+/** The events about a link: `data` has the Link fields. */
+export const LinkEvents = {
+  'link.created': LinkSchema,
+  'link.updated': LinkSchema,
+  'link.deactivated': LinkSchema,
+  'link.expired': LinkSchema,
+  'link.deleted': LinkSchema,
+} as const;

@@ -70,3 +70,11 @@ export const DownloadSchema = Type.Object(
   },
   strict,
 );
+
+/** The events of live tracking: a view, a download. */
+export const TrackingEvents = {
+  'view.started': ViewSchema,
+  'view.completed': ViewSchema,
+  'download.created': DownloadSchema,
+  'download.denied': DownloadSchema,
+} as const;

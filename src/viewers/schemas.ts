@@ -32,3 +32,15 @@ export const ViewerSchema = Type.Object(
 );
 
 export type Viewer = Static<typeof ViewerSchema>;
+
+/** A viewer in an event: the Viewer fields and its room. */
+export const ViewerEventSchema = Type.Object(
+  { ...ViewerSchema.properties, dealRoomId: Uuid() },
+  { additionalProperties: false },
+);
+
+/** The events about a viewer (raised by a view start). */
+export const ViewerEvents = {
+  'viewer.created': ViewerEventSchema,
+  'viewer.returned': ViewerEventSchema,
+} as const;

@@ -1,0 +1,83 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import type {
+  WebhookEvent as ClientEvent,
+  EventType as ClientEventType,
+} from '../../packages/client/index.js';
+import { EVENT_TYPES } from '../events/catalogue.ts';
+import { recordedEvents, useManagement } from '../testing/management.ts';
+import { eventEnvelope, type WebhookEvent } from './event-catalogue.ts';
+
+// The client package's payload types are the catalogue's, checked by the type checker:
+// the same 21 types, and every payload the server sends is what the client says it gets.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameTypes: Same<ClientEventType, (typeof EVENT_TYPES)[number]> = true;
+const serverFitsClient: Same<WebhookEvent extends ClientEvent ? true : false, true> = true;
+void [sameTypes, serverFitsClient];
+
+const MINUTE = 60_000;
+
+describe('the event catalogue', () => {
+  const s = useManagement('embedded');
+
+  it('is published as the webhooks section of the read API document, one POST per event type', async () => {
+    const document = (await s.api.get('/v1/openapi.json')).body;
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const body = document.webhooks['view.completed'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.type.enum).toEqual(['view.completed']);
+    expect(Object.keys(body.properties.data.properties)).toEqual([
+      'id',
+      'dealRoomId',
+      'documentId',
+      'linkId',
+      'viewerId',
+      'startedAt',
+      'durationSeconds',
+    ]);
+  });
+
+  it('describes every payload the outbox records, field by field', async () => {
+    const admin = s.admin;
+    const teamId = (await admin.post('/teams', { name: 'Catalogue' })).body.data.id;
+    const roomId = (await admin.post(`/teams/${teamId}/deal-rooms`, { name: 'Room' })).body.data.id;
+    await admin.patch(`/deal-rooms/${roomId}`, { description: 'Described' });
+    await admin.post(`/deal-rooms/${roomId}/archive`);
+    await admin.post(`/deal-rooms/${roomId}/restore`);
+    const documentId = (await admin.post(`/deal-rooms/${roomId}/documents`, { name: 'Deck.pdf' })).body.data
+      .id;
+    await admin.patch(`/documents/${documentId}`, { displayName: 'The deck' });
+    await admin.post(`/documents/${documentId}/publish`);
+    const linkId = (await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Investors' })).body.data.id;
+    await admin.patch(`/links/${linkId}`, { name: 'Lead investors' });
+    const viewer = { email: 'ava@example.com', name: 'Ava' };
+    await admin.post(`/links/${linkId}/visits`, { viewer });
+    const view = (await admin.post(`/links/${linkId}/views`, { documentId, viewer })).body.data;
+    await admin.post(`/views/${view.id}/complete`, { durationSeconds: 42 });
+    await admin.post(`/links/${linkId}/downloads`, { documentId, viewer });
+    await admin.patch(`/documents/${documentId}`, { downloadOverride: false });
+    await admin.post(`/links/${linkId}/downloads`, { documentId, viewer });
+    s.clock.advance(31 * MINUTE);
+    await admin.post(`/links/${linkId}/views`, { documentId, viewer });
+    await admin.post(`/links/${linkId}/deactivate`);
+    await admin.call('DELETE', `/links/${linkId}`);
+    await admin.post(`/documents/${documentId}/unpublish`);
+    await admin.call('DELETE', `/documents/${documentId}`);
+    await admin.call('DELETE', `/deal-rooms/${roomId}`);
+
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    const events = await recordedEvents(s.db);
+    const seen = new Set(events.map((e) => e.type));
+    // link.expired is raised by the worker when an expiry passes; its data is the Link, as above.
+    expect([...EVENT_TYPES].filter((type) => !seen.has(type))).toEqual(['link.expired']);
+    for (const event of events) {
+      const validate = ajv.compile(eventEnvelope(event.type as (typeof EVENT_TYPES)[number]));
+      expect({ type: event.type, valid: validate(event), errors: validate.errors ?? null }).toEqual({
+        type: event.type,
+        valid: true,
+        errors: null,
+      });
+    }
+  });
+});
