@@ -7,13 +7,14 @@ import type {
   DealRoom as ServerDealRoom,
   DealRoomDetail as ServerDealRoomDetail,
 } from '../../src/deal-rooms/schemas.ts';
-import { generateWebhookSecret, webhookHeaders } from '../../src/delivery/signature.ts';
+import { webhookHeaders } from '../../src/delivery/signature.ts';
 import type { Document as ServerDocument } from '../../src/documents/schemas.ts';
 import type { Link as ServerLink } from '../../src/links/schemas.ts';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.ts';
 import { load, make, teamWithKey } from '../../src/testing/fixtures.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
 import type { Viewer as ServerViewer } from '../../src/viewers/schemas.ts';
+import { generateWebhookSecret } from '../../src/webhooks/secrets.ts';
 import {
   type Analytics,
   type DealRoom,

@@ -1,16 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { SECRET_PREFIX } from '../webhooks/secrets.ts';
 
 /**
  * Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`,
  * keyed by the bytes of a `whsec_<base64>` secret. The id and timestamp inside the signed
  * content stop a captured delivery from being replayed as another.
  */
-export const SECRET_PREFIX = 'whsec_';
-
-export function generateWebhookSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
-}
-
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(
     secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,

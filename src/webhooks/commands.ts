@@ -1,6 +1,5 @@
 import { ApiError, apiErrors } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
-import { generateWebhookSecret } from '../delivery/signature.ts';
 import type { EventType } from '../events/catalogue.ts';
 import { teamExists } from '../teams/repo.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
@@ -16,6 +15,7 @@ import {
   toEndpoint,
   type WebhookEndpoint,
 } from './repo.ts';
+import { generateWebhookSecret } from './secrets.ts';
 
 export const MAX_ENDPOINTS_PER_TEAM = 10;
 
