@@ -4,7 +4,7 @@ import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { teamExists } from '../teams/repo.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { removeRoomEvents } from '../write/removal.ts';
+import { removeRoomEvents } from '../write/cascade.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import { loadRoom, type RoomRecord } from './repo.ts';
 import type { DealRoomDetail } from './schemas.ts';

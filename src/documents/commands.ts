@@ -4,7 +4,7 @@ import { isUuid, newId } from '../core/ids.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { removeDocumentEvents } from '../write/removal.ts';
+import { removeDocumentEvents } from '../write/cascade.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import { type DocumentRecord, loadDocument } from './repo.ts';
 import type { Document } from './schemas.ts';

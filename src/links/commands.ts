@@ -7,7 +7,7 @@ import type { Queryable } from '../db/database.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { exclusiveGuards } from '../write/guards.ts';
-import { removeLinkEvents } from '../write/removal.ts';
+import { removeLinkEvents } from '../write/cascade.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import { type LinkRecord, loadLink } from './repo.ts';
 import type { Link } from './schemas.ts';
