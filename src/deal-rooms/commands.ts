@@ -2,11 +2,19 @@ import { applyTeamRooms } from '../aggregates/deltas.ts';
 import { ApiError, apiErrors } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { linkIdsOfRoom } from '../links/repo.ts';
 import { teamExists } from '../teams/repo.ts';
 import { removeRoomEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { loadRoom, type RoomRecord } from './repo.ts';
+import {
+  deleteDealRoomRow,
+  insertDealRoom,
+  loadRoom,
+  type RoomRecord,
+  setDealRoomStatusRow,
+  updateDealRoomRow,
+} from './repo.ts';
 import type { DealRoomDetail } from './schemas.ts';
 import { toDealRoomDetail } from './service.ts';
 
@@ -29,11 +37,7 @@ export async function createDealRoom(
   return inWrite(ctx, async (tx) => {
     if (!(await teamExists(tx, teamId))) throw apiErrors.teamNotFound();
     const id = newId(tx.now.getTime());
-    await tx.query(
-      `INSERT INTO deal_rooms (id, team_id, name, description, status, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'active', $5, $5)`,
-      [id, teamId, input.name, input.description ?? '', tx.now],
-    );
+    await insertDealRoom(tx, { id, teamId, name: input.name, description: input.description ?? '' }, tx.now);
     await applyTeamRooms(tx, [{ teamId, active: 1, archived: 0 }]);
     return changed(tx, id, 'deal_room.created');
   });
@@ -51,12 +55,7 @@ export async function updateDealRoom(
     const name = changes.name ?? room.name;
     const description = changes.description ?? room.description;
     if (name === room.name && description === room.description) return managed(room);
-    await tx.query('UPDATE deal_rooms SET name = $2, description = $3, updated_at = $4 WHERE id = $1', [
-      id,
-      name,
-      description,
-      tx.now,
-    ]);
+    await updateDealRoomRow(tx, id, { name, description }, tx.now);
     return changed(tx, id, 'deal_room.updated');
   });
 }
@@ -72,7 +71,7 @@ export async function setDealRoomStatus(
     const room = await loadRoom(tx, id, 'update');
     if (!room) throw notFound();
     if (room.status === status) return managed(room);
-    await tx.query('UPDATE deal_rooms SET status = $2, updated_at = $3 WHERE id = $1', [id, status, tx.now]);
+    await setDealRoomStatusRow(tx, id, status, tx.now);
     const sign = status === 'active' ? 1 : -1;
     await applyTeamRooms(tx, [{ teamId: room.team_id, active: sign, archived: -sign }]);
     return changed(tx, id, status === 'archived' ? 'deal_room.archived' : 'deal_room.restored');
@@ -87,14 +86,9 @@ export async function deleteDealRoom(ctx: WriteContext, id: string): Promise<voi
     // writes in flight and hold off new ones until the room is gone (write/guards.ts).
     const room = await loadRoom(tx, id, 'update');
     if (!room) throw notFound();
-    const links = await tx.query<{ id: string }>('SELECT id FROM links WHERE deal_room_id = $1', [id]);
-    await exclusiveGuards(
-      tx,
-      links.map((link) => link.id),
-    );
+    await exclusiveGuards(tx, await linkIdsOfRoom(tx, id));
     await removeRoomEvents(tx, id);
-    // Documents, links, viewers and rollups go with the room (ON DELETE CASCADE).
-    await tx.query('DELETE FROM deal_rooms WHERE id = $1', [id]);
+    await deleteDealRoomRow(tx, id);
     await applyTeamRooms(tx, [
       {
         teamId: room.team_id,

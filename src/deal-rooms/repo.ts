@@ -86,3 +86,43 @@ export async function loadRoom(
   );
   return rows[0];
 }
+
+export async function insertDealRoom(
+  tx: Queryable,
+  room: { id: string; teamId: string; name: string; description: string },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO deal_rooms (id, team_id, name, description, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'active', $5, $5)`,
+    [room.id, room.teamId, room.name, room.description, now],
+  );
+}
+
+export async function updateDealRoomRow(
+  tx: Queryable,
+  id: string,
+  fields: { name: string; description: string },
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE deal_rooms SET name = $2, description = $3, updated_at = $4 WHERE id = $1', [
+    id,
+    fields.name,
+    fields.description,
+    now,
+  ]);
+}
+
+export async function setDealRoomStatusRow(
+  tx: Queryable,
+  id: string,
+  status: 'active' | 'archived',
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE deal_rooms SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]);
+}
+
+/** Documents, links, viewers and rollups go with the room (ON DELETE CASCADE). */
+export async function deleteDealRoomRow(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM deal_rooms WHERE id = $1', [id]);
+}

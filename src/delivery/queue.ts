@@ -202,3 +202,8 @@ export async function queueStats(db: Queryable, now: Date): Promise<QueueStats> 
     deadLetters: row?.dead ?? 0,
   };
 }
+
+/** Forgets attempts made before `before`. */
+export async function pruneAttempts(db: Queryable, before: Date): Promise<void> {
+  await db.query('DELETE FROM webhook_attempts WHERE attempted_at < $1', [before]);
+}

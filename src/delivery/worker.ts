@@ -10,6 +10,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
   claimDeliveries,
+  pruneAttempts,
   recordAttempts,
   releaseClaims,
 } from './queue.ts';
@@ -166,9 +167,7 @@ export class DeliveryWorker {
       this.#lastHousekeeping = now;
       const at = this.#options.clock.now();
       await pruneIdempotencyKeys(this.#options.db, at);
-      await this.#options.db.query('DELETE FROM webhook_attempts WHERE attempted_at < $1', [
-        new Date(at.getTime() - ATTEMPTS_KEPT_MS),
-      ]);
+      await pruneAttempts(this.#options.db, new Date(at.getTime() - ATTEMPTS_KEPT_MS));
     }
   }
 

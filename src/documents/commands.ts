@@ -6,7 +6,15 @@ import { recordEvent } from '../events/outbox.ts';
 import { removeDocumentEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { type DocumentRecord, loadDocument } from './repo.ts';
+import {
+  type DocumentFields,
+  type DocumentRecord,
+  deleteDocumentRow,
+  insertDocument,
+  loadDocument,
+  setDocumentStatusRow,
+  updateDocumentRow,
+} from './repo.ts';
 import type { Document } from './schemas.ts';
 import { toDocument } from './service.ts';
 
@@ -38,24 +46,20 @@ export async function createDocument(
     if (!room) throw new ApiError('not_found', 'Deal room not found');
     const id = newId(tx.now.getTime());
     const status = input.status ?? 'draft';
-    await tx.query(
-      `INSERT INTO documents (id, deal_room_id, name, display_name, source_type, page_count, status,
-                              position, download_override, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7,
-               coalesce($8, (SELECT coalesce(max(position), 0) + 1 FROM documents WHERE deal_room_id = $2)),
-               $9, $10, $10)`,
-      [
+    await insertDocument(
+      tx,
+      {
         id,
         roomId,
-        input.name,
-        input.displayName ?? null,
-        input.sourceType ?? 'upload',
-        input.pageCount ?? 0,
+        name: input.name,
+        display_name: input.displayName ?? null,
+        source_type: input.sourceType ?? 'upload',
+        page_count: input.pageCount ?? 0,
         status,
-        input.position ?? null,
-        input.downloadOverride ?? null,
-        tx.now,
-      ],
+        position: input.position ?? null,
+        download_override: input.downloadOverride ?? null,
+      },
+      tx.now,
     );
     await applyRoomContents(tx, [
       { dealRoomId: roomId, publishedDocuments: status === 'published' ? 1 : 0, links: 0, changedAt: tx.now },
@@ -73,7 +77,7 @@ export async function updateDocument(
   return inWrite(ctx, async (tx) => {
     const document = await loadDocument(tx, id, 'update');
     if (!document) throw notFound();
-    const next = {
+    const next: DocumentFields = {
       name: changes.name ?? document.name,
       display_name: changes.displayName === undefined ? document.display_name : changes.displayName,
       source_type: changes.sourceType ?? document.source_type,
@@ -85,21 +89,7 @@ export async function updateDocument(
     if (Object.entries(next).every(([field, value]) => document[field as keyof typeof next] === value)) {
       return managed(document);
     }
-    await tx.query(
-      `UPDATE documents SET name = $2, display_name = $3, source_type = $4, page_count = $5, position = $6,
-              download_override = $7, updated_at = $8
-        WHERE id = $1`,
-      [
-        id,
-        next.name,
-        next.display_name,
-        next.source_type,
-        next.page_count,
-        next.position,
-        next.download_override,
-        tx.now,
-      ],
-    );
+    await updateDocumentRow(tx, id, next, tx.now);
     await applyRoomContents(tx, [
       { dealRoomId: document.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
     ]);
@@ -119,11 +109,7 @@ export async function setDocumentPublished(
     if (!document) throw notFound();
     const wasPublished = document.status === 'published';
     if (wasPublished === published) return managed(document);
-    await tx.query('UPDATE documents SET status = $2, updated_at = $3 WHERE id = $1', [
-      id,
-      published ? 'published' : 'draft',
-      tx.now,
-    ]);
+    await setDocumentStatusRow(tx, id, published ? 'published' : 'draft', tx.now);
     await applyRoomContents(tx, [
       {
         dealRoomId: document.deal_room_id,
@@ -145,7 +131,7 @@ export async function deleteDocument(ctx: WriteContext, id: string): Promise<voi
     const document = await loadDocument(tx, id, 'update');
     if (!document) throw notFound();
     await removeDocumentEvents(tx, document.deal_room_id, id);
-    await tx.query('DELETE FROM documents WHERE id = $1', [id]);
+    await deleteDocumentRow(tx, id);
     await applyRoomContents(tx, [
       {
         dealRoomId: document.deal_room_id,

@@ -57,3 +57,94 @@ export async function loadDocument(
   );
   return rows[0];
 }
+
+/** Which of these ids are documents of the room. */
+export async function documentsOfRoom(
+  tx: Queryable,
+  roomId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ id: string }>(
+    'SELECT id FROM documents WHERE deal_room_id = $1 AND id = ANY ($2::uuid[])',
+    [roomId, ids],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The columns a write sets on a document. */
+export interface DocumentFields {
+  name: string;
+  display_name: string | null;
+  source_type: string;
+  page_count: number;
+  position: number;
+  download_override: boolean | null;
+}
+
+/** A new document; with no position it goes last in the room's sidebar. */
+export async function insertDocument(
+  tx: Queryable,
+  document: Omit<DocumentFields, 'position'> & {
+    id: string;
+    roomId: string;
+    status: string;
+    position: number | null;
+  },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO documents (id, deal_room_id, name, display_name, source_type, page_count, status,
+                            position, download_override, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7,
+             coalesce($8, (SELECT coalesce(max(position), 0) + 1 FROM documents WHERE deal_room_id = $2)),
+             $9, $10, $10)`,
+    [
+      document.id,
+      document.roomId,
+      document.name,
+      document.display_name,
+      document.source_type,
+      document.page_count,
+      document.status,
+      document.position,
+      document.download_override,
+      now,
+    ],
+  );
+}
+
+export async function updateDocumentRow(
+  tx: Queryable,
+  id: string,
+  fields: DocumentFields,
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE documents SET name = $2, display_name = $3, source_type = $4, page_count = $5, position = $6,
+            download_override = $7, updated_at = $8
+      WHERE id = $1`,
+    [
+      id,
+      fields.name,
+      fields.display_name,
+      fields.source_type,
+      fields.page_count,
+      fields.position,
+      fields.download_override,
+      now,
+    ],
+  );
+}
+
+export async function setDocumentStatusRow(
+  tx: Queryable,
+  id: string,
+  status: 'published' | 'draft',
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE documents SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]);
+}
+
+export async function deleteDocumentRow(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM documents WHERE id = $1', [id]);
+}

@@ -5,11 +5,24 @@ import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword } from '../core/passwords.ts';
 import type { Queryable } from '../db/database.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
+import { documentsOfRoom } from '../documents/repo.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { removeLinkEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { type LinkRecord, loadLink } from './repo.ts';
+import {
+  deleteLinkRow,
+  disableLink,
+  insertLink,
+  type LinkRecord,
+  linksWithShortId,
+  loadLink,
+  lockDueExpiries,
+  markExpiryAnnounced,
+  replaceLinkDocuments,
+  touchLink,
+  updateLinkRow,
+} from './repo.ts';
 import type { Link } from './schemas.ts';
 import { toLink } from './service.ts';
 
@@ -50,26 +63,23 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
       const documentIds = input.documentIds ?? null;
       await checkDocuments(tx, roomId, documentIds);
       const id = newId(tx.now.getTime());
-      await tx.query(
-        `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
-                            allow_download, all_documents, created_at, updated_at, expiry_announced_for)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11,
-                 CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END)`,
-        [
+      await insertLink(
+        tx,
+        {
           id,
           roomId,
-          input.name,
+          name: input.name,
           shortId,
-          input.enabled ?? true,
-          input.requiresEmail ?? false,
+          enabled: input.enabled ?? true,
+          requiresEmail: input.requiresEmail ?? false,
           passwordHash,
-          input.expiresAt ?? null,
-          input.allowDownload ?? true,
-          documentIds === null,
-          tx.now,
-        ],
+          expiresAt: input.expiresAt ?? null,
+          allowDownload: input.allowDownload ?? true,
+          allDocuments: documentIds === null,
+        },
+        tx.now,
       );
-      await setDocuments(tx, id, documentIds);
+      await replaceLinkDocuments(tx, id, documentIds);
       await applyRoomContents(tx, [
         { dealRoomId: roomId, publishedDocuments: 0, links: 1, changedAt: tx.now },
       ]);
@@ -88,39 +98,22 @@ export async function updateLink(ctx: WriteContext, id: string, changes: LinkCha
       if (changes.shortId !== undefined) await checkShortId(tx, changes.shortId, id);
       if (changes.documentIds !== undefined) await checkDocuments(tx, link.deal_room_id, changes.documentIds);
       const before = JSON.stringify(link);
-      await tx.query(
-        `UPDATE links SET name = coalesce($2, name), short_id = coalesce($3, short_id),
-                enabled = coalesce($4, enabled), requires_email = coalesce($5, requires_email),
-                password_hash = CASE WHEN $6 THEN $7 ELSE password_hash END,
-                expires_at = CASE WHEN $8 THEN $9 ELSE expires_at END,
-                -- An expiry moved from one past time to another is not a new expiry.
-                expiry_announced_for = CASE WHEN $8 AND $9::timestamptz <= $13 AND expires_at <= $13 THEN $9::timestamptz
-                                            ELSE expiry_announced_for END,
-                allow_download = coalesce($10, allow_download),
-                all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END
-          WHERE id = $1`,
-        [
-          id,
-          changes.name ?? null,
-          changes.shortId ?? null,
-          changes.enabled ?? null,
-          changes.requiresEmail ?? null,
-          passwordHash !== undefined,
-          passwordHash ?? null,
-          changes.expiresAt !== undefined,
-          changes.expiresAt ?? null,
-          changes.allowDownload ?? null,
-          changes.documentIds !== undefined,
-          changes.documentIds === null,
-          tx.now,
-        ],
+      await updateLinkRow(
+        tx,
+        id,
+        {
+          ...changes,
+          passwordHash,
+          allDocuments: changes.documentIds === undefined ? undefined : changes.documentIds === null,
+        },
+        tx.now,
       );
-      if (changes.documentIds !== undefined) await setDocuments(tx, id, changes.documentIds);
+      if (changes.documentIds !== undefined) await replaceLinkDocuments(tx, id, changes.documentIds);
       const after = await loadLink(tx, id);
       if (!after) throw notFound();
       // A new password is a change even when the rest reads the same.
       if (JSON.stringify(after) === before && !changes.password) return managed(ctx, tx, link);
-      await tx.query('UPDATE links SET updated_at = $2 WHERE id = $1', [id, tx.now]);
+      await touchLink(tx, id, tx.now);
       await applyRoomContents(tx, [
         { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
       ]);
@@ -136,7 +129,7 @@ export async function deactivateLink(ctx: WriteContext, id: string): Promise<Man
     const link = await loadLink(tx, id, 'update');
     if (!link) throw notFound();
     if (!link.enabled) return managed(ctx, tx, link);
-    await tx.query('UPDATE links SET enabled = false, updated_at = $2 WHERE id = $1', [id, tx.now]);
+    await disableLink(tx, id, tx.now);
     await applyRoomContents(tx, [
       { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
     ]);
@@ -153,7 +146,7 @@ export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
     const link = await loadLink(tx, id, 'update');
     if (!link) throw notFound();
     await removeLinkEvents(tx, link.deal_room_id, id);
-    await tx.query('DELETE FROM links WHERE id = $1', [id]);
+    await deleteLinkRow(tx, id);
     await applyRoomContents(tx, [
       { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: -1, changedAt: tx.now },
     ]);
@@ -173,15 +166,9 @@ export async function raiseLinkExpiries(ctx: WriteContext): Promise<number> {
   let raised = 0;
   for (;;) {
     const count = await inWrite(ctx, async (tx) => {
-      const due = await tx.query<{ id: string }>(
-        `SELECT id FROM links
-          WHERE expires_at <= $1 AND expiry_announced_for IS DISTINCT FROM expires_at
-          ORDER BY expires_at LIMIT $2
-          FOR NO KEY UPDATE SKIP LOCKED`,
-        [tx.now, EXPIRIES_PER_TRANSACTION],
-      );
-      for (const { id } of due) {
-        await tx.query('UPDATE links SET expiry_announced_for = expires_at WHERE id = $1', [id]);
+      const due = await lockDueExpiries(tx, tx.now, EXPIRIES_PER_TRANSACTION);
+      for (const id of due) {
+        await markExpiryAnnounced(tx, id);
         const link = await loadLink(tx, id);
         if (link) await recordChange(tx, ctx, link, 'link.expired');
       }
@@ -231,8 +218,7 @@ function generateShortId(): string {
 }
 
 async function checkShortId(tx: Queryable, shortId: string, self: string | null): Promise<void> {
-  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE short_id = $1', [shortId]);
-  if (rows.some((row) => row.id !== self)) throw shortIdTaken();
+  if ((await linksWithShortId(tx, shortId)).some((id) => id !== self)) throw shortIdTaken();
 }
 
 /** Two links created at once with one shortId: the loser's unique violation is the same 409. */
@@ -252,22 +238,9 @@ async function uniqueShortId<T>(write: () => Promise<T>): Promise<T> {
 
 async function checkDocuments(tx: Queryable, roomId: string, documentIds: string[] | null): Promise<void> {
   if (documentIds === null || documentIds.length === 0) return;
-  const rows = await tx.query<{ id: string }>(
-    'SELECT id FROM documents WHERE deal_room_id = $1 AND id = ANY ($2::uuid[])',
-    [roomId, documentIds],
-  );
-  const found = new Set(rows.map((row) => row.id));
+  const found = await documentsOfRoom(tx, roomId, documentIds);
   const missing = documentIds.find((documentId) => !found.has(documentId.toLowerCase()));
   if (missing) {
     throw new ApiError('validation_error', `documentIds: ${missing} is not a document of this deal room`);
   }
-}
-
-async function setDocuments(tx: Queryable, linkId: string, documentIds: string[] | null): Promise<void> {
-  await tx.query('DELETE FROM link_documents WHERE link_id = $1', [linkId]);
-  if (documentIds === null || documentIds.length === 0) return;
-  await tx.query(
-    'INSERT INTO link_documents (link_id, document_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING',
-    [linkId, documentIds],
-  );
 }

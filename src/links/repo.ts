@@ -63,3 +63,143 @@ export async function loadLink(
   );
   return rows[0];
 }
+
+/** A new link's row; its documents are set apart (replaceLinkDocuments). */
+export interface NewLinkRow {
+  id: string;
+  roomId: string;
+  name: string;
+  shortId: string;
+  enabled: boolean;
+  requiresEmail: boolean;
+  passwordHash: string | null;
+  expiresAt: Date | null;
+  allowDownload: boolean;
+  allDocuments: boolean;
+}
+
+/** A link created with an expiry already past has nothing left to announce. */
+export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
+                        allow_download, all_documents, created_at, updated_at, expiry_announced_for)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11,
+             CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END)`,
+    [
+      link.id,
+      link.roomId,
+      link.name,
+      link.shortId,
+      link.enabled,
+      link.requiresEmail,
+      link.passwordHash,
+      link.expiresAt,
+      link.allowDownload,
+      link.allDocuments,
+      now,
+    ],
+  );
+}
+
+/** What an update sets; undefined leaves a column as it is (a null password or expiry clears it). */
+export interface LinkRowChanges {
+  name?: string | undefined;
+  shortId?: string | undefined;
+  enabled?: boolean | undefined;
+  requiresEmail?: boolean | undefined;
+  passwordHash?: string | null | undefined;
+  expiresAt?: Date | null | undefined;
+  allowDownload?: boolean | undefined;
+  allDocuments?: boolean | undefined;
+}
+
+export async function updateLinkRow(
+  tx: Queryable,
+  id: string,
+  changes: LinkRowChanges,
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE links SET name = coalesce($2, name), short_id = coalesce($3, short_id),
+            enabled = coalesce($4, enabled), requires_email = coalesce($5, requires_email),
+            password_hash = CASE WHEN $6 THEN $7 ELSE password_hash END,
+            expires_at = CASE WHEN $8 THEN $9 ELSE expires_at END,
+            -- An expiry moved from one past time to another is not a new expiry.
+            expiry_announced_for = CASE WHEN $8 AND $9::timestamptz <= $13 AND expires_at <= $13 THEN $9::timestamptz
+                                        ELSE expiry_announced_for END,
+            allow_download = coalesce($10, allow_download),
+            all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END
+      WHERE id = $1`,
+    [
+      id,
+      changes.name ?? null,
+      changes.shortId ?? null,
+      changes.enabled ?? null,
+      changes.requiresEmail ?? null,
+      changes.passwordHash !== undefined,
+      changes.passwordHash ?? null,
+      changes.expiresAt !== undefined,
+      changes.expiresAt ?? null,
+      changes.allowDownload ?? null,
+      changes.allDocuments !== undefined,
+      changes.allDocuments ?? null,
+      now,
+    ],
+  );
+}
+
+export async function touchLink(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query('UPDATE links SET updated_at = $2 WHERE id = $1', [id, now]);
+}
+
+export async function disableLink(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query('UPDATE links SET enabled = false, updated_at = $2 WHERE id = $1', [id, now]);
+}
+
+export async function deleteLinkRow(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM links WHERE id = $1', [id]);
+}
+
+/** The ids of links with this short id (at most one; two only inside a racing write). */
+export async function linksWithShortId(tx: Queryable, shortId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE short_id = $1', [shortId]);
+  return rows.map((row) => row.id);
+}
+
+/** The documents a link shows: none listed means all of the room's. */
+export async function replaceLinkDocuments(
+  tx: Queryable,
+  linkId: string,
+  documentIds: readonly string[] | null,
+): Promise<void> {
+  await tx.query('DELETE FROM link_documents WHERE link_id = $1', [linkId]);
+  if (documentIds === null || documentIds.length === 0) return;
+  await tx.query(
+    'INSERT INTO link_documents (link_id, document_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING',
+    [linkId, documentIds],
+  );
+}
+
+/**
+ * Links expired by `now` whose expiry was not yet announced, oldest first, locked; links
+ * another worker is announcing are skipped.
+ */
+export async function lockDueExpiries(tx: Queryable, now: Date, limit: number): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT id FROM links
+      WHERE expires_at <= $1 AND expiry_announced_for IS DISTINCT FROM expires_at
+      ORDER BY expires_at LIMIT $2
+      FOR NO KEY UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function markExpiryAnnounced(tx: Queryable, id: string): Promise<void> {
+  await tx.query('UPDATE links SET expiry_announced_for = expires_at WHERE id = $1', [id]);
+}
+
+export async function linkIdsOfRoom(tx: Queryable, roomId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE deal_room_id = $1', [roomId]);
+  return rows.map((row) => row.id);
+}

@@ -1,18 +1,18 @@
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
+import { anyTeam, teamExists } from '../teams/repo.ts';
 import { DEMO_TEAM_ID } from './demo.ts';
 import { writeDemo } from './write.ts';
 
 const DEMO_KEY_NAME = 'demo';
 
 export async function isEmpty(db: Database): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM teams LIMIT 1');
-  return rows.length === 0;
+  return !(await anyTeam(db));
 }
 
 export async function hasDemoTeam(db: Database): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM teams WHERE id = $1', [DEMO_TEAM_ID])).length > 0;
+  return teamExists(db, DEMO_TEAM_ID);
 }
 
 /** Loads the demo dataset and returns a key of the demo team. */

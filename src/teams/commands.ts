@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { newId } from '../core/ids.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
+import { insertTeam } from './repo.ts';
 import type { TeamSchema } from './schemas.ts';
 
 export type Team = Static<typeof TeamSchema>;
@@ -9,7 +10,7 @@ export type Team = Static<typeof TeamSchema>;
 export async function createTeam(ctx: WriteContext, input: { name: string; id?: string }): Promise<Team> {
   return inWrite(ctx, async (tx) => {
     const id = input.id ?? newId(tx.now.getTime());
-    await tx.query('INSERT INTO teams (id, name, created_at) VALUES ($1, $2, $3)', [id, input.name, tx.now]);
+    await insertTeam(tx, { id, name: input.name }, tx.now);
     return { id, name: input.name, createdAt: tx.now.toISOString() };
   });
 }

@@ -3,3 +3,16 @@ import type { Queryable } from '../db/database.ts';
 export async function teamExists(tx: Queryable, id: string): Promise<boolean> {
   return (await tx.query('SELECT 1 FROM teams WHERE id = $1', [id])).length > 0;
 }
+
+export async function insertTeam(
+  tx: Queryable,
+  team: { id: string; name: string },
+  now: Date,
+): Promise<void> {
+  await tx.query('INSERT INTO teams (id, name, created_at) VALUES ($1, $2, $3)', [team.id, team.name, now]);
+}
+
+/** Whether the store holds any team at all (an empty store is seeded with the demo). */
+export async function anyTeam(tx: Queryable): Promise<boolean> {
+  return (await tx.query('SELECT 1 FROM teams LIMIT 1')).length > 0;
+}

@@ -5,6 +5,7 @@ import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
+import { completeViewRow, insertDownload, insertVisit, lockView } from './repo.ts';
 import type { DownloadSchema, VisitSchema } from './schemas.ts';
 import { eventTime, linkNotFound, openLink } from './targets.ts';
 import { renderView, type View } from './view-starts.ts';
@@ -26,10 +27,7 @@ export async function recordVisit(
     const id = newId(tx.now.getTime());
     const { id: viewerId } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
     const fact = { id, dealRoomId: target.roomId, linkId, viewerId, at };
-    await tx.query(
-      'INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at) VALUES ($1, $2, $3, $4, $5)',
-      [id, target.roomId, linkId, viewerId, at],
-    );
+    await insertVisit(tx, fact);
     await applyVisits(tx, visitRows([fact]));
     return { ...fact, at: at.toISOString() };
   });
@@ -44,27 +42,10 @@ export async function completeView(
   const notFound = () => new ApiError('not_found', 'View not found');
   if (!isUuid(viewId)) throw notFound();
   return inWrite(ctx, async (tx) => {
-    const [row] = await tx.query<{
-      deal_room_id: string;
-      team_id: string;
-      document_id: string;
-      link_id: string;
-      viewer_id: string;
-      started_at: Date;
-      completed_at: Date | null;
-    }>(
-      `SELECT v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at, v.completed_at
-         FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id
-        WHERE v.id = $1 FOR UPDATE OF v`,
-      [viewId],
-    );
+    const row = await lockView(tx, viewId);
     if (!row) throw notFound();
     if (row.completed_at !== null) throw new ApiError('conflict', 'This view is already completed');
-    await tx.query('UPDATE views SET duration_seconds = $2, completed_at = $3 WHERE id = $1', [
-      viewId,
-      input.durationSeconds,
-      tx.now,
-    ]);
+    await completeViewRow(tx, viewId, input.durationSeconds, tx.now);
     const view = {
       id: viewId,
       dealRoomId: row.deal_room_id,
@@ -109,11 +90,7 @@ export async function recordDownload(
       at,
     };
     const allowed = target.downloadAllowed;
-    await tx.query(
-      `INSERT INTO ${allowed ? 'downloads' : 'download_refusals'} (id, deal_room_id, document_id, link_id, viewer_id, at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [fact.id, fact.dealRoomId, fact.documentId, linkId, viewerId, at],
-    );
+    await insertDownload(tx, fact, allowed);
     if (allowed) await applyDownloads(tx, downloadRows([fact]));
     const download = { ...fact, at: at.toISOString() };
     await recordEvent(tx, target.teamId, allowed ? 'download.created' : 'download.denied', download);

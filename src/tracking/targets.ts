@@ -2,6 +2,7 @@ import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { shareGuards } from '../write/guards.ts';
 import type { WriteTx } from '../write/transaction.ts';
+import { readTargets } from './repo.ts';
 
 /** Events dated further ahead than this are refused (contract.md section 2). */
 const MAX_FUTURE_MS = 5 * 60 * 1000;
@@ -56,28 +57,7 @@ export async function openLinks(
   );
   const linkIds = requests.map((r) => r.linkId.toLowerCase());
   await shareGuards(tx, [...linkIds, ...documentIds.filter((id): id is string => id !== null)]);
-  const rows = await tx.query<{
-    i: number;
-    deal_room_id: string;
-    team_id: string;
-    enabled: boolean;
-    expires_at: Date | null;
-    requires_email: boolean;
-    allow_download: boolean;
-    shown: boolean;
-    download_override: boolean | null;
-  }>(
-    `SELECT t.i::int AS i, l.deal_room_id, r.team_id, l.enabled, l.expires_at, l.requires_email,
-            l.allow_download, d.id IS NOT NULL AS shown, d.download_override
-       FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS t(link_id, document_id, i)
-       JOIN links l ON l.id = t.link_id
-       JOIN deal_rooms r ON r.id = l.deal_room_id
-       LEFT JOIN documents d
-              ON d.id = t.document_id AND d.deal_room_id = l.deal_room_id AND d.status = 'published'
-             AND (l.all_documents OR EXISTS (SELECT 1 FROM link_documents ld
-                                              WHERE ld.link_id = l.id AND ld.document_id = d.id))`,
-    [linkIds, documentIds],
-  );
+  const rows = await readTargets(tx, linkIds, documentIds);
   const byIndex = new Map(rows.map((row) => [row.i - 1, row]));
   return requests.map((request, i) => {
     const link = byIndex.get(i);

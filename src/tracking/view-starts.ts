@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { applyViewersOfViews } from '../aggregates/deltas.ts';
-import { VIEW_COLUMNS, type ViewFact, viewRows } from '../aggregates/rows.ts';
+import { type ViewFact, viewRows } from '../aggregates/rows.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
@@ -20,6 +20,7 @@ import {
   type WriteContext,
   type WriteTx,
 } from '../write/transaction.ts';
+import { insertViews } from './repo.ts';
 import type { ViewSchema } from './schemas.ts';
 import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
 import { type LockedViewer, lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
@@ -200,10 +201,7 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
     durationSeconds: 0,
   }));
   const rows = viewRows(views);
-  await tx.query(
-    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}) ${rows.sql}`,
-    rows.params,
-  );
+  await insertViews(tx, rows);
   // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
   const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
 

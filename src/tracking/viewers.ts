@@ -1,6 +1,7 @@
 import { ApiError } from '../core/errors.ts';
 import { identityKey, type ViewerIdentity, viewerIdentityOf } from '../viewers/identity.ts';
 import type { WriteTx } from '../write/transaction.ts';
+import { insertAndLockViewers } from './repo.ts';
 
 /** A viewer as the tracking front end sends it: an email (and name), or an anonymous visitor id. */
 export interface ViewerInput {
@@ -54,34 +55,16 @@ export async function lockViewer(
  */
 export async function lockViewers(tx: WriteTx, wanted: readonly WantedViewer[]): Promise<LockedViewer[]> {
   if (wanted.length === 0) return [];
-  const rooms = wanted.map((w) => w.roomId);
   const identities = wanted.map((w) => identityKey(w.viewer));
-  await tx.query(
-    `INSERT INTO viewers (id, deal_room_id, identity, email, created_at)
-     SELECT id, room, identity, email, $5 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[])
-         AS t(id, room, identity, email)
-      ORDER BY room, identity
-     ON CONFLICT (deal_room_id, identity) DO NOTHING`,
-    [
-      wanted.map((w) => w.newId),
-      rooms,
-      identities,
-      wanted.map((w) => (w.viewer.kind === 'email' ? w.viewer.email : '')),
-      tx.now,
-    ],
-  );
-  const rows = await tx.query<{
-    id: string;
-    deal_room_id: string;
-    identity: string;
-    total_views: number;
-    last_viewed_at: Date | null;
-  }>(
-    `SELECT v.id, v.deal_room_id, v.identity, v.total_views, v.last_viewed_at
-       FROM viewers v JOIN unnest($1::uuid[], $2::text[]) AS t(room, identity)
-            ON v.deal_room_id = t.room AND v.identity = t.identity
-      ORDER BY v.id FOR UPDATE OF v`,
-    [rooms, identities],
+  const rows = await insertAndLockViewers(
+    tx,
+    wanted.map((w, i) => ({
+      newId: w.newId,
+      roomId: w.roomId,
+      identity: identities[i] as string,
+      email: w.viewer.kind === 'email' ? w.viewer.email : '',
+    })),
+    tx.now,
   );
   const found = new Map(rows.map((r) => [`${r.deal_room_id}/${r.identity}`, r]));
   return wanted.map((w, i) => {

@@ -160,3 +160,130 @@ export function toDeadLetter(row: DeadLetterRow): DeadLetter {
     lastError: row.last_error,
   };
 }
+
+/** The team's row locked, then its endpoints counted: registrations of one team run one at a time. */
+export async function lockTeamEndpointCount(tx: Queryable, teamId: string): Promise<number> {
+  await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [teamId]);
+  const [count] = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE team_id = $1',
+    [teamId],
+  );
+  return count?.n ?? 0;
+}
+
+export async function insertEndpoint(
+  tx: Queryable,
+  endpoint: {
+    id: string;
+    teamId: string;
+    url: string;
+    events: EventType[] | null;
+    secret: string;
+    enabled: boolean;
+  },
+  now: Date,
+): Promise<EndpointRow> {
+  const [row] = await tx.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (id, team_id, url, event_types, secret, enabled, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${ENDPOINT_COLUMNS}`,
+    [endpoint.id, endpoint.teamId, endpoint.url, endpoint.events, endpoint.secret, endpoint.enabled, now],
+  );
+  return row as EndpointRow;
+}
+
+/** undefined leaves a field as it is; `events: null` subscribes to every type. */
+export async function updateEndpointRow(
+  tx: Queryable,
+  id: string,
+  changes: {
+    url?: string | undefined;
+    events?: EventType[] | null | undefined;
+    enabled?: boolean | undefined;
+  },
+  now: Date,
+): Promise<EndpointRow | undefined> {
+  const [row] = await tx.query<EndpointRow>(
+    `UPDATE webhook_endpoints
+        SET url = coalesce($2, url), event_types = CASE WHEN $3 THEN $4 ELSE event_types END,
+            enabled = coalesce($5, enabled), updated_at = $6
+      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+    [
+      id,
+      changes.url ?? null,
+      changes.events !== undefined,
+      changes.events ?? null,
+      changes.enabled ?? null,
+      now,
+    ],
+  );
+  return row;
+}
+
+/** Its pending deliveries, attempts and dead letters go with it (ON DELETE CASCADE). */
+export async function deleteEndpointRow(tx: Queryable, id: string): Promise<boolean> {
+  return (await tx.query('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1', [id])).length > 0;
+}
+
+/** A new secret; the current one signs beside it until `previousUntil`. */
+export async function rotateSecretRow(
+  tx: Queryable,
+  id: string,
+  secret: string,
+  previousUntil: Date,
+  now: Date,
+): Promise<EndpointRow | undefined> {
+  const [row] = await tx.query<EndpointRow>(
+    `UPDATE webhook_endpoints
+        SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2, updated_at = $4
+      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+    [id, secret, previousUntil, now],
+  );
+  return row;
+}
+
+export async function endpointExists(tx: Queryable, id: string): Promise<boolean> {
+  return (await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1', [id])).length > 0;
+}
+
+/** A dead letter with its delivery, locked for a replay. */
+export async function lockDeadLetter(
+  tx: Queryable,
+  id: string,
+): Promise<(DeadLetterRow & { delivery_id: string; replayed_at: Date | null }) | undefined> {
+  const [row] = await tx.query<DeadLetterRow & { delivery_id: string; replayed_at: Date | null }>(
+    `${DEAD_LETTER.replace('SELECT ', 'SELECT dl.delivery_id, dl.replayed_at, ')} WHERE dl.id = $1 FOR UPDATE OF dl`,
+    [id],
+  );
+  return row;
+}
+
+export async function markReplayed(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query('UPDATE webhook_dead_letters SET replayed_at = $2 WHERE id = $1', [id, now]);
+}
+
+/** Marks every dead letter of an endpoint not yet replayed as replayed; their deliveries' ids. */
+export async function markEndpointReplayed(tx: Queryable, endpointId: string, now: Date): Promise<string[]> {
+  const rows = await tx.query<{ delivery_id: string }>(
+    `UPDATE webhook_dead_letters dl SET replayed_at = $2
+       FROM webhook_deliveries d
+      WHERE d.id = dl.delivery_id AND d.endpoint_id = $1 AND dl.replayed_at IS NULL
+     RETURNING dl.delivery_id`,
+    [endpointId, now],
+  );
+  return rows.map((row) => row.delivery_id);
+}
+
+/** Puts deliveries back in the queue, due now, with a fresh count of attempts. */
+export async function requeueDeliveries(
+  tx: Queryable,
+  deliveryIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, claim_token = NULL,
+            updated_at = $2
+      WHERE id = ANY ($1::uuid[])`,
+    [deliveryIds, now],
+  );
+}
