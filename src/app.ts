@@ -37,10 +37,9 @@ const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
   const metrics = deps.metrics ?? createMetrics();
   const app = createServer({
+    ...deps,
     api: 'read',
-    logger: deps.logger,
     metrics,
-    db: deps.db,
     validationMessage: (err, request) =>
       err.validationContext === 'querystring' && err.validation
         ? queryErrorMessage(err.validation, request.query)

@@ -17,6 +17,7 @@ import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
 import type { TypedFastify } from './routing/types.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed/prepare.ts';
+import { createViewStartWriter } from './tracking/view-starts.ts';
 import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
@@ -138,7 +139,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       if (viewThread) closers.push(() => viewThread.close());
       const management = await buildManagementApp({
         db: writeDb ?? db,
-        startView: viewThread?.startView,
+        startView: viewThread?.startView ?? createViewStartWriter(),
         clock,
         appUrl: config.appUrl,
         adminToken: config.management.adminToken,

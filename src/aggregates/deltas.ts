@@ -267,6 +267,25 @@ export async function applyRoomContents(tx: Queryable, deltas: readonly RoomCont
   );
 }
 
+/**
+ * One live write's change to a room's contents at `tx.now`: its updatedAt moves, and its
+ * published documents and links change by the given counts (none by default).
+ */
+export async function applyRoomChange(
+  tx: Queryable & { now: Date },
+  dealRoomId: string,
+  counts: { publishedDocuments?: number; links?: number } = {},
+): Promise<void> {
+  await applyRoomContents(tx, [
+    {
+      dealRoomId,
+      publishedDocuments: counts.publishedDocuments ?? 0,
+      links: counts.links ?? 0,
+      changedAt: tx.now,
+    },
+  ]);
+}
+
 /** Changes to a team's rooms by status, each a signed count (the room list's total). */
 export interface TeamRoomsDelta {
   teamId: string;

@@ -26,3 +26,11 @@ export class Metrics {
 export function createMetrics(): Metrics {
   return new Metrics();
 }
+
+/**
+ * An owner's metrics: `declare` registers them in a registry, and the function returned
+ * finds them there (declared once per registry).
+ */
+export function ownMetrics<T>(declare: (registry: Registry) => T): (metrics: Metrics) => T {
+  return (metrics) => metrics.own(declare);
+}

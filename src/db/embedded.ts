@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { spawnModuleWorker } from '../core/threads.ts';
+import { spawnModuleThread } from '../core/threads.ts';
 import type { Database, Queryable } from './database.ts';
-import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
+import type { ThreadReply, ThreadRequest } from './pglite-thread.ts';
 
-/** A statement ran past the embedded store's time limit; its worker was abandoned. */
+/** A statement ran past the embedded store's time limit; its thread was abandoned. */
 export class StatementTimeoutError extends Error {
   constructor(ms: number) {
     super(`a statement ran longer than ${ms} ms and was cancelled`);
@@ -17,7 +17,7 @@ export interface EmbeddedOptions {
   statementTimeoutMs?: number;
 }
 
-type Request = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 interface Waiting {
   resolve(rows: unknown[]): void;
@@ -27,10 +27,10 @@ interface Waiting {
 
 /**
  * The embedded store: PGlite (PostgreSQL in WebAssembly) kept in a folder, or in memory
- * when `dataDir` is undefined, run in a worker thread (pglite-worker.ts) so that a long
+ * when `dataDir` is undefined, run in a thread (pglite-thread.ts) so that a long
  * statement never stops the event loop. Statements run one at a time, in order; a
  * transaction holds the store until it ends. A statement past the time limit fails, and the
- * worker is abandoned and a fresh one opens the store again, as after a crash (an in-memory
+ * thread is abandoned and a fresh one opens the store again, as after a crash (an in-memory
  * store starts empty then). One process at a time may open a folder; see lock.ts.
  */
 export async function openEmbedded(
@@ -41,7 +41,7 @@ export async function openEmbedded(
   const timeoutMs = options.statementTimeoutMs ?? 15_000;
   const pending = new Map<number, Waiting>();
   let nextId = 1;
-  /** Bumped at each restart: a transaction begun on an abandoned worker cannot go on. */
+  /** Bumped at each restart: a transaction begun on an abandoned thread cannot go on. */
   let generation = 0;
   let closed = false;
 
@@ -54,29 +54,29 @@ export async function openEmbedded(
   };
 
   const start = async (): Promise<Worker> => {
-    const worker = spawnModuleWorker(import.meta.url, 'pglite-worker', { dataDir });
+    const thread = spawnModuleThread(import.meta.url, 'pglite-thread', { dataDir });
     let onError: (err: Error) => void = () => undefined;
     let onExit: (code: number) => void = () => undefined;
-    let onMessage: (reply: WorkerReply) => void = () => undefined;
+    let onMessage: (reply: ThreadReply) => void = () => undefined;
     await new Promise<void>((resolve, reject) => {
       onError = reject;
-      onExit = (code) => reject(new Error(`the embedded store's worker exited (${code})`));
+      onExit = (code) => reject(new Error(`the embedded store's thread exited (${code})`));
       onMessage = (reply) => {
         if ('ready' in reply) resolve();
         else if ('failed' in reply) reject(new Error(reply.failed));
       };
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.on('message', onMessage);
+      thread.on('error', onError);
+      thread.on('exit', onExit);
+      thread.on('message', onMessage);
     }).catch(async (err) => {
-      await worker.terminate();
+      await thread.terminate();
       throw err;
     });
     // Only these: a Worker keeps listeners of its own that start message delivery.
-    worker.off('error', onError);
-    worker.off('exit', onExit);
-    worker.off('message', onMessage);
-    worker.on('message', (reply: WorkerReply) => {
+    thread.off('error', onError);
+    thread.off('exit', onExit);
+    thread.off('message', onMessage);
+    thread.on('message', (reply: ThreadReply) => {
       if (!('id' in reply)) return;
       const waiting = pending.get(reply.id);
       if (!waiting) return;
@@ -85,31 +85,31 @@ export async function openEmbedded(
       if ('error' in reply) waiting.reject(Object.assign(new Error(reply.error.message), reply.error));
       else waiting.resolve(reply.rows);
     });
-    worker.on('error', (err) => failAll(err));
-    worker.on('exit', () => {
-      if (!closed) failAll(new Error("the embedded store's worker stopped"));
+    thread.on('error', (err) => failAll(err));
+    thread.on('exit', () => {
+      if (!closed) failAll(new Error("the embedded store's thread stopped"));
     });
-    return worker;
+    return thread;
   };
 
-  let worker = start();
-  await worker;
+  let thread = start();
+  await thread;
 
   const restart = () => {
     generation++;
-    const old = worker;
-    worker = old.then(async (w) => {
+    const old = thread;
+    thread = old.then(async (w) => {
       await w.terminate();
       return start();
     });
-    worker.catch(() => undefined);
+    thread.catch(() => undefined);
   };
 
   const send = async (request: Request, forGeneration = generation): Promise<unknown[]> => {
     if (forGeneration !== generation) {
-      throw new Error('the transaction was abandoned with its worker after a statement timed out');
+      throw new Error('the transaction was abandoned with its thread after a statement timed out');
     }
-    const w = await worker;
+    const w = await thread;
     const id = nextId++;
     return new Promise<unknown[]>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -173,7 +173,7 @@ export async function openEmbedded(
     },
     async close() {
       await exclusive(async () => {
-        const w = await worker;
+        const w = await thread;
         await send({ op: 'close' }).catch(() => undefined);
         closed = true;
         await w.terminate();
@@ -183,6 +183,6 @@ export async function openEmbedded(
 }
 
 /**
- * The worker runs compiled JavaScript; from the TypeScript source (the test runner) it is
- * loaded through tsx, a development dependency, registered in the worker first.
+ * The thread runs compiled JavaScript; from the TypeScript source (the test runner) it is
+ * loaded through tsx, a development dependency, registered in the thread first.
  */

@@ -1,7 +1,8 @@
-import { answers, NO_CONTENT } from '../core/responses.ts';
+import { answers } from '../core/responses.ts';
 import { Data, IdParams, TeamParams } from '../core/schemas.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody, DealRoomPatch, ManagedDealRoomSchema } from '../deal-rooms/schemas.ts';
+import { deletionRoute } from '../routing/admin.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 
 /** The management API's deal-room operations. */
@@ -65,20 +66,15 @@ export function dealRoomAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps
     );
   }
 
-  app.delete(
-    '/deal-rooms/:id',
+  deletionRoute(
+    app,
+    write,
     {
-      schema: {
-        operationId: 'deleteDealRoom',
-        tags,
-        summary: 'Delete a deal room with everything in it (deal_room.deleted)',
-        params: IdParams,
-        response: answers(204, NO_CONTENT as never, 404),
-      },
+      url: '/deal-rooms/:id',
+      operationId: 'deleteDealRoom',
+      tags: tags,
+      summary: 'Delete a deal room with everything in it (deal_room.deleted)',
     },
-    async (request, reply) => {
-      await write(request, (ctx) => deleteDealRoom(ctx, request.params.id));
-      return reply.code(204).send();
-    },
+    deleteDealRoom,
   );
 }

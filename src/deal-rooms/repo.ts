@@ -69,6 +69,21 @@ export function roomPageSql(totalColumn: string, page: string): string {
            WHERE r.id = $1 AND r.team_id = $2`;
 }
 
+/** A page of something in a room (roomPageSql), read for the team with its LIMIT and OFFSET. */
+export function queryRoomPage<Row>(
+  db: Queryable,
+  where: { teamId: string; roomId: string; page: { limit: number; offset: string } },
+  totalColumn: string,
+  page: string,
+): Promise<(Row & PageRow)[]> {
+  return db.query<Row & PageRow>(roomPageSql(totalColumn, page), [
+    where.roomId,
+    where.teamId,
+    where.page.limit,
+    where.page.offset,
+  ]);
+}
+
 /** A room by id alone, for a write (the management API is not scoped to a caller's team). */
 export interface RoomRecord extends DealRoomDetailRow {
   team_id: string;

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
 import { PaginationQuery } from '../core/query.ts';
 import { Name, strict } from '../core/schemas.ts';
+import { eventsCarrying } from '../events/catalogue.ts';
 
 const counts = {
   documentCount: Type.Integer({ description: 'Number of published documents' }),
@@ -77,10 +78,7 @@ export const DealRoomPatch = Type.Object(
 );
 
 /** The events about a deal room: `data` is the room as the single-room response shows it. */
-export const DealRoomEvents = {
-  'deal_room.created': DealRoomDetailSchema,
-  'deal_room.updated': DealRoomDetailSchema,
-  'deal_room.archived': DealRoomDetailSchema,
-  'deal_room.restored': DealRoomDetailSchema,
-  'deal_room.deleted': DealRoomDetailSchema,
-} as const;
+export const DealRoomEvents = eventsCarrying(
+  ['deal_room.created', 'deal_room.updated', 'deal_room.archived', 'deal_room.restored', 'deal_room.deleted'],
+  DealRoomDetailSchema,
+);

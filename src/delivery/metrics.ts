@@ -1,13 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
-import type { Metrics } from '../core/metrics.ts';
+import { type Metrics, ownMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { type QueueStats, queueStats } from './queue.ts';
 
 /** What the delivery workers of this process count. */
-export const deliveryMetrics = (metrics: Metrics) => metrics.own(declareDeliveryMetrics);
-
-function declareDeliveryMetrics(registry: Registry) {
+export const deliveryMetrics = ownMetrics((registry: Registry) => {
   return {
     attempts: new Counter({
       name: 'dealroom_webhook_attempts_total',
@@ -21,7 +19,7 @@ function declareDeliveryMetrics(registry: Registry) {
       registers: [registry],
     }),
   };
-}
+});
 
 /**
  * The webhook queue as every worker shares it, read from the database when /metrics is

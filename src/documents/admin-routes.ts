@@ -1,4 +1,4 @@
-import { answers, NO_CONTENT } from '../core/responses.ts';
+import { answers } from '../core/responses.ts';
 import { Data, IdParams } from '../core/schemas.ts';
 import {
   createDocument,
@@ -7,6 +7,7 @@ import {
   updateDocument,
 } from '../documents/commands.ts';
 import { DocumentBody, DocumentPatch, ManagedDocumentSchema } from '../documents/schemas.ts';
+import { deletionRoute } from '../routing/admin.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 
 /** The management API's document operations. */
@@ -71,20 +72,15 @@ export function documentAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps
     );
   }
 
-  app.delete(
-    '/documents/:id',
+  deletionRoute(
+    app,
+    write,
     {
-      schema: {
-        operationId: 'deleteDocument',
-        tags: ['Documents'],
-        summary: 'Delete a document with its views and downloads (document.deleted)',
-        params: IdParams,
-        response: answers(204, NO_CONTENT as never, 404),
-      },
+      url: '/documents/:id',
+      operationId: 'deleteDocument',
+      tags: ['Documents'],
+      summary: 'Delete a document with its views and downloads (document.deleted)',
     },
-    async (request, reply) => {
-      await write(request, (ctx) => deleteDocument(ctx, request.params.id));
-      return reply.code(204).send();
-    },
+    deleteDocument,
   );
 }

@@ -1,4 +1,4 @@
-import { applyRoomContents } from '../aggregates/deltas.ts';
+import { applyRoomChange } from '../aggregates/deltas.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
@@ -61,9 +61,7 @@ export async function createDocument(
       },
       tx.now,
     );
-    await applyRoomContents(tx, [
-      { dealRoomId: roomId, publishedDocuments: status === 'published' ? 1 : 0, links: 0, changedAt: tx.now },
-    ]);
+    await applyRoomChange(tx, roomId, { publishedDocuments: status === 'published' ? 1 : 0 });
     return changed(tx, id, 'document.created');
   });
 }
@@ -90,9 +88,7 @@ export async function updateDocument(
       return managed(document);
     }
     await updateDocumentRow(tx, id, next, tx.now);
-    await applyRoomContents(tx, [
-      { dealRoomId: document.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
-    ]);
+    await applyRoomChange(tx, document.deal_room_id);
     return changed(tx, id, 'document.updated');
   });
 }
@@ -110,14 +106,7 @@ export async function setDocumentPublished(
     const wasPublished = document.status === 'published';
     if (wasPublished === published) return managed(document);
     await setDocumentStatusRow(tx, id, published ? 'published' : 'draft', tx.now);
-    await applyRoomContents(tx, [
-      {
-        dealRoomId: document.deal_room_id,
-        publishedDocuments: published ? 1 : -1,
-        links: 0,
-        changedAt: tx.now,
-      },
-    ]);
+    await applyRoomChange(tx, document.deal_room_id, { publishedDocuments: published ? 1 : -1 });
     return changed(tx, id, published ? 'document.published' : 'document.unpublished');
   });
 }
@@ -132,14 +121,9 @@ export async function deleteDocument(ctx: WriteContext, id: string): Promise<voi
     if (!document) throw notFound();
     await removeDocumentEvents(tx, document.deal_room_id, id);
     await deleteDocumentRow(tx, id);
-    await applyRoomContents(tx, [
-      {
-        dealRoomId: document.deal_room_id,
-        publishedDocuments: document.status === 'published' ? -1 : 0,
-        links: 0,
-        changedAt: tx.now,
-      },
-    ]);
+    await applyRoomChange(tx, document.deal_room_id, {
+      publishedDocuments: document.status === 'published' ? -1 : 0,
+    });
     await recordEvent(tx, document.team_id, 'document.deleted', toDocument(document));
   });
 }

@@ -1,6 +1,6 @@
 import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
-import { roomPageSql } from '../deal-rooms/repo.ts';
+import { queryRoomPage } from '../deal-rooms/repo.ts';
 import { lockClause, type RowLock } from '../write/row-lock.ts';
 
 export interface DocumentRow {
@@ -25,16 +25,15 @@ export async function listPublishedDocuments(
   roomId: string,
   page: { limit: number; offset: string },
 ): Promise<(DocumentRow & PageRow)[]> {
-  return db.query<DocumentRow & PageRow>(
-    roomPageSql(
-      'document_count',
-      `SELECT ${DOCUMENT_COLUMNS}
-         FROM documents d
-        WHERE d.deal_room_id = r.id AND d.status = 'published'
-        ORDER BY d.position, d.id
-        LIMIT $3 OFFSET $4::bigint`,
-    ),
-    [roomId, teamId, page.limit, page.offset],
+  return queryRoomPage<DocumentRow>(
+    db,
+    { teamId, roomId, page },
+    'document_count',
+    `SELECT ${DOCUMENT_COLUMNS}
+       FROM documents d
+      WHERE d.deal_room_id = r.id AND d.status = 'published'
+      ORDER BY d.position, d.id
+      LIMIT $3 OFFSET $4::bigint`,
   );
 }
 

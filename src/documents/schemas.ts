@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
 import { Name, Nullable, strict } from '../core/schemas.ts';
+import { eventsCarrying } from '../events/catalogue.ts';
 
 export const SOURCE_TYPES = [
   'upload',
@@ -82,10 +83,7 @@ export const DocumentPatch = Type.Object(
 );
 
 /** The events about a document: `data` has the Document fields, whatever its status. */
-export const DocumentEvents = {
-  'document.created': DocumentSchema,
-  'document.updated': DocumentSchema,
-  'document.published': DocumentSchema,
-  'document.unpublished': DocumentSchema,
-  'document.deleted': DocumentSchema,
-} as const;
+export const DocumentEvents = eventsCarrying(
+  ['document.created', 'document.updated', 'document.published', 'document.unpublished', 'document.deleted'],
+  DocumentSchema,
+);

@@ -1,10 +1,8 @@
 import { Counter, type Registry } from 'prom-client';
-import type { Metrics } from '../core/metrics.ts';
+import { type Metrics, ownMetrics } from '../core/metrics.ts';
 
 /** What the outbox counts: the events writes of this process committed. */
-export const outboxMetrics = (metrics: Metrics) => metrics.own(declareOutboxMetrics);
-
-function declareOutboxMetrics(registry: Registry) {
+export const outboxMetrics = ownMetrics((registry: Registry) => {
   return {
     eventsRecorded: new Counter({
       name: 'dealroom_events_recorded_total',
@@ -13,7 +11,7 @@ function declareOutboxMetrics(registry: Registry) {
       registers: [registry],
     }),
   };
-}
+});
 
 /** Counts the events of a committed write. */
 export function countRecorded(metrics: Metrics, events: readonly { type: string }[]): void {

@@ -1,27 +1,22 @@
 import { API_VERSION } from '../core/envelope.ts';
 import { newId } from '../core/ids.ts';
 import type { WriteTx } from '../write/transaction.ts';
-import type { EventPayload, EventType, RecordedEvent } from './catalogue.ts';
+import type { DataOf, EventPayload, EventType, NewEvent, RecordedEvent } from './catalogue.ts';
 
-/** An event to record: what it is about and the resource as it stands after the change. */
-export interface NewEvent {
-  teamId: string;
-  type: EventType;
-  data: unknown;
-}
+export type { NewEvent } from './catalogue.ts';
 
 /**
  * Records an event in the outbox, in the transaction of the change that caused it: the
  * event, and one pending delivery for every enabled endpoint of the team subscribed to its
  * type. The worker delivers them; the request path never calls a receiver.
  */
-export async function recordEvent(
+export async function recordEvent<T extends EventType>(
   tx: WriteTx,
   teamId: string,
-  type: EventType,
-  data: unknown,
+  type: T,
+  data: DataOf<T>,
 ): Promise<void> {
-  await recordEvents(tx, [{ teamId, type, data }]);
+  await recordEvents(tx, [{ teamId, type, data } as NewEvent]);
 }
 
 /** Several events in one statement (a batch of writes); their ids, in the given order. */
@@ -29,15 +24,17 @@ export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Pr
   if (events.length === 0) return [];
   const createdAt = tx.now.toISOString();
   const recorded = events.map(({ type }) => ({ id: newId(tx.now.getTime()), type }));
+  // The envelope keeps each event's type with its data (TypeScript cannot follow that through a spread).
   const payloads = events.map(
-    ({ teamId, type, data }, i): EventPayload => ({
-      id: recorded[i]?.id as string,
-      type,
-      createdAt,
-      apiVersion: API_VERSION,
-      teamId,
-      data,
-    }),
+    ({ teamId, type, data }, i) =>
+      ({
+        id: recorded[i]?.id as string,
+        type,
+        createdAt,
+        apiVersion: API_VERSION,
+        teamId,
+        data,
+      }) as EventPayload,
   );
   await tx.query(
     `WITH event AS (

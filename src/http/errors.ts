@@ -7,17 +7,22 @@ import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import { httpMetrics } from './metrics.ts';
 import { queryErrorMessage } from './validation.ts';
 
-/** Requests whose completion is logged at debug: routine refusals, and failures of an outage. */
-export const quietRequests = new WeakSet<FastifyRequest>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Its completion is logged at debug: a failure of a database outage (logged once, where it starts). */
+    quietCompletion: boolean;
+  }
+}
 
 /** One line per request: info, or debug for 401s, 429s, 503s and requests failed by an outage. */
 export function logCompletion(app: FastifyInstance): void {
+  app.decorateRequest('quietCompletion', false);
   app.addHook('onRequest', async (request) => {
     request.log.debug({ method: request.method, url: request.url }, 'request received');
   });
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
-    const quiet = status === 401 || status === 429 || status === 503 || quietRequests.has(request);
+    const quiet = status === 401 || status === 429 || status === 503 || request.quietCompletion;
     request.log[quiet ? 'debug' : 'info'](
       { method: request.method, url: request.url, statusCode: status, responseTime: reply.elapsedTime },
       'request completed',
@@ -44,7 +49,7 @@ export function installErrorHandlers(app: FastifyInstance, rendering: ErrorRende
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(err, request, rendering);
     if (err instanceof DatabaseUnavailableError) {
-      quietRequests.add(request);
+      request.quietCompletion = true;
       failures.inc({ reason: 'database_unavailable' });
       request.log.debug({ err: err.cause }, 'request failed: the database is unreachable');
     } else if (apiError.code === 'internal_error') {

@@ -5,15 +5,16 @@ import type {
   WebhookEvent as ClientEvent,
   EventType as ClientEventType,
 } from '../../packages/client/index.js';
+import type { EventPayload } from '../events/catalogue.ts';
 import { EVENT_TYPES } from '../events/catalogue.ts';
 import { recordedEvents, useManagement } from '../testing/management.ts';
-import { eventEnvelope, type WebhookEvent } from './event-catalogue.ts';
+import { eventEnvelope } from './event-catalogue.ts';
 
 // The client package's payload types are the catalogue's, checked by the type checker:
 // the same 21 types, and every payload the server sends is what the client says it gets.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameTypes: Same<ClientEventType, (typeof EVENT_TYPES)[number]> = true;
-const serverFitsClient: Same<WebhookEvent extends ClientEvent ? true : false, true> = true;
+const serverFitsClient: Same<EventPayload extends ClientEvent ? true : false, true> = true;
 void [sameTypes, serverFitsClient];
 
 const MINUTE = 60_000;

@@ -1,9 +1,9 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { API_VERSION } from '../core/envelope.ts';
 import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
 import { DealRoomEvents } from '../deal-rooms/schemas.ts';
 import { DocumentEvents } from '../documents/schemas.ts';
-import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
+import { EVENT_TYPES, type EventDataOf, type EventType } from '../events/catalogue.ts';
 import { LinkEvents } from '../links/schemas.ts';
 import { TrackingEvents } from '../tracking/schemas.ts';
 import { ViewerEvents } from '../viewers/schemas.ts';
@@ -21,6 +21,11 @@ export const EVENT_PAYLOADS = {
   ...ViewerEvents,
   ...TrackingEvents,
 } as const satisfies Record<EventType, TSchema>;
+
+// The outbox below the features takes each type's data as this catalogue declares it.
+declare module '../events/catalogue.ts' {
+  interface EventData extends EventDataOf<typeof EVENT_PAYLOADS> {}
+}
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const catalogueIsWhole: Exact<keyof typeof EVENT_PAYLOADS, EventType> = true;
@@ -40,18 +45,6 @@ export function eventEnvelope<T extends EventType>(type: T) {
     { additionalProperties: false },
   );
 }
-
-/** What a receiver gets, as one union over `type`. */
-export type WebhookEvent = {
-  [T in EventType]: {
-    id: string;
-    type: T;
-    createdAt: string;
-    apiVersion: string;
-    teamId: string;
-    data: Static<(typeof EVENT_PAYLOADS)[T]>;
-  };
-}[EventType];
 
 /** The `webhooks` section of an OpenAPI 3.1 document: one POST per event type, as a receiver gets it. */
 export function webhooksSection() {

@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { Metrics } from '../core/metrics.ts';
+import { type Metrics, ownMetrics } from '../core/metrics.ts';
 
 /** The listener a request came to: the `api` label of the request metrics. */
 export type Api = 'read' | 'management';
 
 /** What the listeners count of their requests. */
-export const httpMetrics = (metrics: Metrics) => metrics.own(declareHttpMetrics);
-
-function declareHttpMetrics(registry: Registry) {
+export const httpMetrics = ownMetrics((registry: Registry) => {
   const registers = [registry];
   return {
     requests: new Histogram({
@@ -36,7 +34,7 @@ function declareHttpMetrics(registry: Registry) {
       registers,
     }),
   };
-}
+});
 
 /** A duration for every routed request of an API; for the management API, its successful changes too. */
 export function observeRequests(app: FastifyInstance, metrics: Metrics, api: Api): void {

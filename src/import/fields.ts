@@ -26,6 +26,12 @@ export class Fields {
     return this.raw[field] !== undefined;
   }
 
+  /** `createdAt`, and `updatedAt` (by default the same). */
+  times(): { createdAt: Date; updatedAt: Date } {
+    const createdAt = this.timestamp('createdAt');
+    return { createdAt, updatedAt: this.has('updatedAt') ? this.timestamp('updatedAt') : createdAt };
+  }
+
   uuid(field: string): string {
     const value = this.raw[field];
     if (!isUuid(value)) this.fail(field, 'must be a UUID');

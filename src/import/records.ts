@@ -87,8 +87,7 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
     case 'team':
       return { type, where, record: { id: f.uuid('id'), name: f.text('name') } };
     case 'dealRoom': {
-      const createdAt = f.timestamp('createdAt');
-      const updatedAt = f.has('updatedAt') ? f.timestamp('updatedAt') : createdAt;
+      const { createdAt, updatedAt } = f.times();
       return {
         type,
         where,
@@ -104,8 +103,7 @@ export function parseRecord(type: RecordType, raw: unknown, where: string, now: 
       };
     }
     case 'document': {
-      const createdAt = f.timestamp('createdAt');
-      const updatedAt = f.has('updatedAt') ? f.timestamp('updatedAt') : createdAt;
+      const { createdAt, updatedAt } = f.times();
       return {
         type,
         where,

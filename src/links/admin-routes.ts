@@ -1,5 +1,6 @@
-import { answers, NO_CONTENT, toDate } from '../core/responses.ts';
+import { answers, toDate } from '../core/responses.ts';
 import { Data, IdParams } from '../core/schemas.ts';
+import { deletionRoute } from '../routing/admin.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import { createLink, deactivateLink, deleteLink, updateLink } from './commands.ts';
 import { LinkBody, LinkPatch, ManagedLinkSchema } from './schemas.ts';
@@ -64,20 +65,15 @@ export function linkAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): v
     async (request) => ({ data: await write(request, (ctx) => deactivateLink(ctx, request.params.id)) }),
   );
 
-  app.delete(
-    '/links/:id',
+  deletionRoute(
+    app,
+    write,
     {
-      schema: {
-        operationId: 'deleteLink',
-        tags,
-        summary: 'Delete a link with its visits, views and downloads (link.deleted)',
-        params: IdParams,
-        response: answers(204, NO_CONTENT as never, 404),
-      },
+      url: '/links/:id',
+      operationId: 'deleteLink',
+      tags: tags,
+      summary: 'Delete a link with its visits, views and downloads (link.deleted)',
     },
-    async (request, reply) => {
-      await write(request, (ctx) => deleteLink(ctx, request.params.id));
-      return reply.code(204).send();
-    },
+    deleteLink,
   );
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { applyRoomContents } from '../aggregates/deltas.ts';
+import { applyRoomChange } from '../aggregates/deltas.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword } from '../core/passwords.ts';
@@ -15,6 +15,7 @@ import {
   disableLink,
   insertLink,
   type LinkRecord,
+  type LinkSettings,
   linksWithShortId,
   loadLink,
   lockDueExpiries,
@@ -34,14 +35,9 @@ export type ManagedLink = Link & {
   documentIds: string[] | null;
 };
 
-export interface LinkInput {
+export interface LinkInput extends LinkSettings {
   name: string;
-  shortId?: string | undefined;
-  enabled?: boolean | undefined;
-  requiresEmail?: boolean | undefined;
   password?: string | null | undefined;
-  expiresAt?: Date | null | undefined;
-  allowDownload?: boolean | undefined;
   /** The documents the link shows; null or absent: all of the room's. */
   documentIds?: string[] | null | undefined;
 }
@@ -80,9 +76,7 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
         tx.now,
       );
       await replaceLinkDocuments(tx, id, documentIds);
-      await applyRoomContents(tx, [
-        { dealRoomId: roomId, publishedDocuments: 0, links: 1, changedAt: tx.now },
-      ]);
+      await applyRoomChange(tx, roomId, { links: 1 });
       return changed(tx, ctx, id, 'link.created');
     }),
   );
@@ -114,9 +108,7 @@ export async function updateLink(ctx: WriteContext, id: string, changes: LinkCha
       // A new password is a change even when the rest reads the same.
       if (JSON.stringify(after) === before && !changes.password) return managed(ctx, tx, link);
       await touchLink(tx, id, tx.now);
-      await applyRoomContents(tx, [
-        { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
-      ]);
+      await applyRoomChange(tx, link.deal_room_id);
       return recordChange(tx, ctx, after, 'link.updated');
     }),
   );
@@ -130,9 +122,7 @@ export async function deactivateLink(ctx: WriteContext, id: string): Promise<Man
     if (!link) throw notFound();
     if (!link.enabled) return managed(ctx, tx, link);
     await disableLink(tx, id, tx.now);
-    await applyRoomContents(tx, [
-      { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: 0, changedAt: tx.now },
-    ]);
+    await applyRoomChange(tx, link.deal_room_id);
     return changed(tx, ctx, id, 'link.deactivated');
   });
 }
@@ -147,9 +137,7 @@ export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
     if (!link) throw notFound();
     await removeLinkEvents(tx, link.deal_room_id, id);
     await deleteLinkRow(tx, id);
-    await applyRoomContents(tx, [
-      { dealRoomId: link.deal_room_id, publishedDocuments: 0, links: -1, changedAt: tx.now },
-    ]);
+    await applyRoomChange(tx, link.deal_room_id, { links: -1 });
     await recordEvent(tx, link.team_id, 'link.deleted', toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
   });
 }

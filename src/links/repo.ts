@@ -1,6 +1,6 @@
 import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
-import { roomPageSql } from '../deal-rooms/repo.ts';
+import { queryRoomPage } from '../deal-rooms/repo.ts';
 import { lockClause, type RowLock } from '../write/row-lock.ts';
 
 export interface LinkRow {
@@ -26,16 +26,15 @@ export async function listLinks(
   roomId: string,
   page: { limit: number; offset: string },
 ): Promise<(LinkRow & PageRow)[]> {
-  return db.query<LinkRow & PageRow>(
-    roomPageSql(
-      'link_count',
-      `SELECT ${LINK_COLUMNS}
-         FROM links l
-        WHERE l.deal_room_id = r.id
-        ORDER BY l.created_at DESC, l.id
-        LIMIT $3 OFFSET $4::bigint`,
-    ),
-    [roomId, teamId, page.limit, page.offset],
+  return queryRoomPage<LinkRow>(
+    db,
+    { teamId, roomId, page },
+    'link_count',
+    `SELECT ${LINK_COLUMNS}
+       FROM links l
+      WHERE l.deal_room_id = r.id
+      ORDER BY l.created_at DESC, l.id
+      LIMIT $3 OFFSET $4::bigint`,
   );
 }
 
@@ -101,15 +100,20 @@ export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Pr
   );
 }
 
-/** What an update sets; undefined leaves a column as it is (a null password or expiry clears it). */
-export interface LinkRowChanges {
-  name?: string | undefined;
+/** A link's settings as a write gives them; undefined leaves one as it is. */
+export interface LinkSettings {
   shortId?: string | undefined;
   enabled?: boolean | undefined;
   requiresEmail?: boolean | undefined;
-  passwordHash?: string | null | undefined;
+  /** null: the link does not expire. */
   expiresAt?: Date | null | undefined;
   allowDownload?: boolean | undefined;
+}
+
+/** What an update sets; undefined leaves a column as it is (a null password hash clears it). */
+export interface LinkRowChanges extends LinkSettings {
+  name?: string | undefined;
+  passwordHash?: string | null | undefined;
   allDocuments?: boolean | undefined;
 }
 

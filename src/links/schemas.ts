@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp, Uuid } from '../core/fields.ts';
 import { Name, Nullable, strict, When } from '../core/schemas.ts';
+import { eventsCarrying } from '../events/catalogue.ts';
 
 export const LinkSchema = Type.Object(
   {
@@ -68,10 +69,7 @@ export const LinkPatch = Type.Object(
 );
 
 /** The events about a link: `data` has the Link fields. */
-export const LinkEvents = {
-  'link.created': LinkSchema,
-  'link.updated': LinkSchema,
-  'link.deactivated': LinkSchema,
-  'link.expired': LinkSchema,
-  'link.deleted': LinkSchema,
-} as const;
+export const LinkEvents = eventsCarrying(
+  ['link.created', 'link.updated', 'link.deactivated', 'link.expired', 'link.deleted'],
+  LinkSchema,
+);

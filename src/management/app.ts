@@ -17,7 +17,7 @@ import { linkAdminRoutes } from '../links/admin-routes.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { teamAdminRoutes } from '../teams/admin-routes.ts';
 import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-routes.ts';
-import { startView } from '../tracking/view-starts.ts';
+import { createViewStartWriter, type StartView } from '../tracking/view-starts.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
 import { adminTokenChecker } from './token.ts';
@@ -32,8 +32,8 @@ export interface ManagementDeps {
   metrics?: Metrics;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: (() => void) | undefined;
-  /** How view starts are written: startView itself unless given (serve's thread, view-thread.ts). */
-  startView?: typeof startView | undefined;
+  /** How view starts are written (server.ts passes its writer or its thread); a writer of its own if none. */
+  startView?: StartView | undefined;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -46,10 +46,9 @@ const BODY_LIMIT = 64 * 1024;
 export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFastify> {
   const metrics = deps.metrics ?? createMetrics();
   const app = createServer({
+    ...deps,
     api: 'management',
-    logger: deps.logger,
     metrics,
-    db: deps.db,
     bodyLimit: BODY_LIMIT,
     validationMessage: (err) => bodyErrorMessage(err.validation ?? [], err.validationContext),
     knownError: (err) => {
@@ -108,7 +107,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
 
   const routeDeps: TrackingRouteDeps = {
     db: deps.db,
-    startView: deps.startView ?? startView,
+    startView: deps.startView ?? createViewStartWriter(),
     async write(request, operation) {
       const ctx: WriteContext = {
         db: deps.db,

@@ -1,10 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Metrics } from '../core/metrics.ts';
+import { ownMetrics } from '../core/metrics.ts';
 
 /** What the rate limit counts: refusals, and the shared backend's health. */
-export const rateLimitMetrics = (metrics: Metrics) => metrics.own(declareRateLimitMetrics);
-
-function declareRateLimitMetrics(registry: Registry) {
+export const rateLimitMetrics = ownMetrics((registry: Registry) => {
   const registers = [registry];
   return {
     rateLimited: new Counter({
@@ -23,4 +21,4 @@ function declareRateLimitMetrics(registry: Registry) {
       registers,
     }),
   };
-}
+});

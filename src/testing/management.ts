@@ -3,7 +3,7 @@ import { type Clock, ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { buildManagementApp } from '../management/app.ts';
-import type { startView } from '../tracking/view-starts.ts';
+import type { StartView } from '../tracking/view-starts.ts';
 import { TEST_APP_URL, testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';
 
@@ -39,7 +39,7 @@ export async function managementClient(
   db: Database,
   clock: Clock,
   metrics = createMetrics(),
-  options: { allowPrivateUrls?: boolean; startView?: typeof startView } = {},
+  options: { allowPrivateUrls?: boolean; startView?: StartView } = {},
 ) {
   const app = await buildManagementApp({
     startView: options.startView,

@@ -12,11 +12,11 @@ import {
   VisitBody,
   VisitSchema,
 } from './schemas.ts';
-import type { startView } from './view-starts.ts';
+import type { StartView } from './view-starts.ts';
 
 export interface TrackingRouteDeps extends AdminRouteDeps {
   /** How view starts are written: startView itself, or the composition root's thread (view-thread.ts). */
-  startView: typeof startView;
+  startView: StartView;
 }
 
 /** What the viewer-tracking front end records: visits, views and downloads. */

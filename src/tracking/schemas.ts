@@ -11,12 +11,10 @@ export const ViewerBody = Type.Object(
   { ...strict, description: '{ email, name? } or { visitorId, name? }' },
 );
 export const VisitBody = Type.Object({ viewer: ViewerBody, at: Type.Optional(When('Default: now')) }, strict);
+/** What a view or a download is of: a document, through the link, by a viewer. */
+const documentByViewer = { documentId: Type.String({ format: 'uuid' }), viewer: ViewerBody };
 export const ViewBody = Type.Object(
-  {
-    documentId: Type.String({ format: 'uuid' }),
-    viewer: ViewerBody,
-    startedAt: Type.Optional(When('Default: now')),
-  },
+  { ...documentByViewer, startedAt: Type.Optional(When('Default: now')) },
   strict,
 );
 export const CompleteBody = Type.Object(
@@ -30,11 +28,7 @@ export const CompleteBody = Type.Object(
   strict,
 );
 export const DownloadBody = Type.Object(
-  {
-    documentId: Type.String({ format: 'uuid' }),
-    viewer: ViewerBody,
-    at: Type.Optional(When('Default: now')),
-  },
+  { ...documentByViewer, at: Type.Optional(When('Default: now')) },
   strict,
 );
 export const VisitSchema = Type.Object(

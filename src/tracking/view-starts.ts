@@ -40,58 +40,62 @@ interface ViewStart {
   startedAt: Date | undefined;
 }
 
+/** Writes one view start; resolves with the view once its batch has committed. */
+export type StartView = (
+  ctx: WriteContext,
+  linkId: string,
+  input: { documentId: string; viewer: ViewerInput; startedAt?: Date | undefined },
+) => Promise<View>;
+
 /**
- * A view starts: view.started, and viewer.created (their first view in the room) or
- * viewer.returned (30 minutes or more after the start of their previous one).
+ * A view-start writer: a view starts, with view.started, and viewer.created (their first view
+ * in the room) or viewer.returned (30 minutes or more after the start of their previous one).
  *
  * View starts are what live tracking sends most, all onto the same few rows of a busy room,
  * so concurrent ones are committed together (write/batch.ts): one transaction, the same
  * set-based deltas an import uses, the room's rows locked once per batch. A viewer or an
  * Idempotency-Key appears at most once in a batch, so each answer and event is what the
- * view alone would give.
+ * view alone would give. The writer holds its batchers (one per store and clock: a batch
+ * shares one transaction and one "now"); the composition root makes one per process and
+ * passes it to whoever starts views.
  */
-export function startView(
-  ctx: WriteContext,
-  linkId: string,
-  input: { documentId: string; viewer: ViewerInput; startedAt?: Date | undefined },
-): Promise<View> {
-  if (!isUuid(linkId)) return Promise.reject(linkNotFound());
-  let viewer: ViewerIdentity;
-  try {
-    viewer = viewerIdentity(input.viewer);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  return batcherFor(ctx.db, ctx.clock).submit({
-    ctx,
-    linkId: linkId.toLowerCase(),
-    documentId: input.documentId,
-    viewer,
-    startedAt: input.startedAt,
-  });
-}
-
-/** One batcher per store and clock: a batch shares one transaction and one "now". */
-const batchers = new WeakMap<Database, WeakMap<Clock, WriteBatcher<ViewStart, View>>>();
-
-function batcherFor(db: Database, clock: Clock): WriteBatcher<ViewStart, View> {
-  let byClock = batchers.get(db);
-  if (!byClock) {
-    byClock = new WeakMap();
-    batchers.set(db, byClock);
-  }
-  let batcher = byClock.get(clock);
-  if (!batcher) {
-    batcher = new WriteBatcher((starts) => startViews(db, clock, starts), {
-      maxItems: MAX_BATCH,
-      exclusiveKeys: (start) => [
-        `viewer:${identityKey(start.viewer)}`,
-        ...(start.ctx.idempotency ? [`key:${start.ctx.idempotency.key}`] : []),
-      ],
+export function createViewStartWriter(): StartView {
+  const batchers = new WeakMap<Database, WeakMap<Clock, WriteBatcher<ViewStart, View>>>();
+  const batcherFor = (db: Database, clock: Clock): WriteBatcher<ViewStart, View> => {
+    let byClock = batchers.get(db);
+    if (!byClock) {
+      byClock = new WeakMap();
+      batchers.set(db, byClock);
+    }
+    let batcher = byClock.get(clock);
+    if (!batcher) {
+      batcher = new WriteBatcher((starts) => startViews(db, clock, starts), {
+        maxItems: MAX_BATCH,
+        exclusiveKeys: (start) => [
+          `viewer:${identityKey(start.viewer)}`,
+          ...(start.ctx.idempotency ? [`key:${start.ctx.idempotency.key}`] : []),
+        ],
+      });
+      byClock.set(clock, batcher);
+    }
+    return batcher;
+  };
+  return (ctx, linkId, input) => {
+    if (!isUuid(linkId)) return Promise.reject(linkNotFound());
+    let viewer: ViewerIdentity;
+    try {
+      viewer = viewerIdentity(input.viewer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return batcherFor(ctx.db, ctx.clock).submit({
+      ctx,
+      linkId: linkId.toLowerCase(),
+      documentId: input.documentId,
+      viewer,
+      startedAt: input.startedAt,
     });
-    byClock.set(clock, batcher);
-  }
-  return batcher;
+  };
 }
 
 /** What one start has become so far inside the batch's transaction. */

@@ -1,15 +1,15 @@
 import type { Worker } from 'node:worker_threads';
 import { ApiError, type ErrorCode } from '../core/errors.ts';
-import { spawnModuleWorker } from '../core/threads.ts';
+import { spawnModuleThread } from '../core/threads.ts';
 import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 import type { PostgresOptions } from '../db/postgres.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
-import type { startView, View } from './view-starts.ts';
+import type { StartView, View } from './view-starts.ts';
 import type { ViewerInput } from './viewers.ts';
 
 /**
- * View starts written in a thread of their own (view-thread-worker.ts), for `dealroom serve`
+ * View starts written in a thread of their own (view-thread-entry.ts), for `dealroom serve`
  * on PostgreSQL. Live tracking sends more view starts than anything else, and each batch of
  * them (view-starts.ts) is a transaction of about ten statements: on the main thread every
  * one of those round trips waits its turn behind the read requests the same event loop is
@@ -17,7 +17,7 @@ import type { ViewerInput } from './viewers.ts';
  * the same domain function. The thread uses the system clock, as `serve` does.
  */
 export interface ViewStartThread {
-  startView: typeof startView;
+  startView: StartView;
   close(): Promise<void>;
 }
 
@@ -89,7 +89,7 @@ export async function openViewStartThread(options: ThreadOptions): Promise<ViewS
 
   const spawn = () =>
     new Promise<Worker>((resolve, reject) => {
-      const worker = spawnModuleWorker(import.meta.url, 'view-thread-worker', { viewStarts: true, options });
+      const worker = spawnModuleThread(import.meta.url, 'view-thread-entry', { viewStarts: true, options });
       const failAll = (err: unknown) => {
         for (const w of waiting.values()) w.reject(err);
         waiting.clear();

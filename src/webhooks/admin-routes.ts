@@ -1,7 +1,8 @@
 import { pageWindow } from '../core/envelope.ts';
 import { PaginationQuery, toPageRequest } from '../core/query.ts';
-import { answers, NO_CONTENT, paginated } from '../core/responses.ts';
+import { answers, paginated } from '../core/responses.ts';
 import { Data, DataList, DataPage, IdParams, TeamParams } from '../core/schemas.ts';
+import { deletionRoute } from '../routing/admin.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import {
   createEndpoint,
@@ -91,21 +92,16 @@ export function webhookAdminRoutes(app: TypedFastify, { db, write }: AdminRouteD
     }),
   );
 
-  app.delete(
-    '/webhook-endpoints/:id',
+  deletionRoute(
+    app,
+    write,
     {
-      schema: {
-        operationId: 'deleteWebhookEndpoint',
-        tags,
-        summary: 'Remove an endpoint; its pending deliveries are dropped',
-        params: IdParams,
-        response: answers(204, NO_CONTENT as never, 404),
-      },
+      url: '/webhook-endpoints/:id',
+      operationId: 'deleteWebhookEndpoint',
+      tags: tags,
+      summary: 'Remove an endpoint; its pending deliveries are dropped',
     },
-    async (request, reply) => {
-      await write(request, (ctx) => deleteEndpoint(ctx, request.params.id));
-      return reply.code(204).send();
-    },
+    deleteEndpoint,
   );
 
   app.post(

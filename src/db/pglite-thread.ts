@@ -1,20 +1,20 @@
 /**
- * The embedded store's PGlite, in a worker thread of its own: PGlite runs each query as
+ * The embedded store's PGlite, in a thread of its own: PGlite runs each query as
  * one synchronous stretch of WebAssembly, which on the main thread would stop every other
  * request (and /healthz) for as long as it runs. The main thread (embedded.ts) sends one
- * message per statement and may abandon this worker when a statement runs too long.
+ * message per statement and may abandon this thread when a statement runs too long.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
-export type WorkerRequest =
+export type ThreadRequest =
   | { id: number; op: 'query'; sql: string; params: unknown[] }
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'copy'; sql: string; text: string }
   | { id: number; op: 'close' };
 
-export type WorkerReply =
+export type ThreadReply =
   | { id: number; rows: unknown[] }
   | { id: number; error: { message: string; code?: string; name: string } }
   | { ready: true }
@@ -67,29 +67,29 @@ async function serve(port: NonNullable<typeof parentPort>, dataDir: string | und
       : new PGlite();
     await db.waitReady;
   } catch (err) {
-    port.postMessage({ failed: err instanceof Error ? err.message : String(err) } satisfies WorkerReply);
+    port.postMessage({ failed: err instanceof Error ? err.message : String(err) } satisfies ThreadReply);
     return;
   }
-  port.on('message', async (request: WorkerRequest) => {
+  port.on('message', async (request: ThreadRequest) => {
     try {
       switch (request.op) {
         case 'query': {
           const result = await db.query(request.sql, request.params);
-          port.postMessage({ id: request.id, rows: result.rows } satisfies WorkerReply);
+          port.postMessage({ id: request.id, rows: result.rows } satisfies ThreadReply);
           break;
         }
         case 'exec':
           await db.exec(request.sql);
-          port.postMessage({ id: request.id, rows: [] } satisfies WorkerReply);
+          port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
           break;
         case 'copy':
           // PGlite reads COPY input from a Blob handed to the query as /dev/blob.
           await db.query(request.sql, [], { blob: new Blob([request.text]) });
-          port.postMessage({ id: request.id, rows: [] } satisfies WorkerReply);
+          port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
           break;
         case 'close':
           await db.close();
-          port.postMessage({ id: request.id, rows: [] } satisfies WorkerReply);
+          port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
           port.close();
           break;
       }
@@ -99,10 +99,10 @@ async function serve(port: NonNullable<typeof parentPort>, dataDir: string | und
       port.postMessage({
         id: request.id,
         error: { message: error.message, name: error.name, ...(typeof code === 'string' ? { code } : {}) },
-      } satisfies WorkerReply);
+      } satisfies ThreadReply);
     }
   });
-  port.postMessage({ ready: true } satisfies WorkerReply);
+  port.postMessage({ ready: true } satisfies ThreadReply);
 }
 
 if (parentPort) await serve(parentPort, (workerData as { dataDir?: string }).dataDir);

@@ -1,7 +1,7 @@
 /**
  * The thread that writes view starts for `dealroom serve` on PostgreSQL (view-thread.ts): a
- * pool and an event loop of its own, running the same domain function, startView, with
- * its batching. The main thread sends one message per view start and gets back the view
+ * pool and an event loop of its own, running the same domain function (a view-start writer
+ * of its own, with its batching). The main thread sends one message per view start and gets back the view
  * and the events it recorded, or the error to answer with.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -9,7 +9,7 @@ import { systemClock } from '../core/clock.ts';
 import { openPostgres } from '../db/postgres.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import type { WriteContext } from '../write/transaction.ts';
-import { startView } from './view-starts.ts';
+import { createViewStartWriter } from './view-starts.ts';
 import {
   type ThreadOptions,
   toThreadError,
@@ -26,6 +26,7 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
     send({ failed: err instanceof Error ? err.message : String(err) });
     return;
   }
+  const startView = createViewStartWriter();
   port.on('message', (message: ViewStartRequest | 'close') => {
     if (message === 'close') {
       void db.close().finally(() => port.close());
