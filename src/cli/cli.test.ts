@@ -88,7 +88,8 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       expect((await fetch(`${manage}/teams`, { method: 'POST', body: '{}' })).status).toBe(401);
       const metrics = await fetch(`${manage}/metrics`, { headers });
       expect(await metrics.text()).toMatch(/^dealroom_writes_total\{route="POST \/teams"\} 1$/m);
-      expect((await fetch(`${manage}/openapi.json`)).status).toBe(200);
+      expect((await fetch(`${manage}/openapi.json`)).status).toBe(401);
+      expect((await fetch(`${manage}/openapi.json`, { headers })).status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -29,9 +29,6 @@ export function answers<S extends number, T extends TSchema>(status: S, success:
 /** 204: a deletion. */
 export const NO_CONTENT = { type: 'null', description: 'Deleted' } as const;
 
-export const toDate = (value: string | null | undefined): Date | null | undefined =>
-  value === undefined || value === null ? value : new Date(value);
-
 export function paginated<T>(items: T[], total: number, page: PageRequest) {
   return {
     data: items,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp, roundedMean } from './time.ts';
+import { instantOf, parseTimestamp, roundedMean } from './time.ts';
 
 describe('roundedMean', () => {
   it.each([
@@ -28,6 +28,34 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp('2026-04-01T11:30:00.5+02:00')?.toISOString()).toBe('2026-04-01T09:30:00.500Z');
     for (const bad of ['2026-04-01', '2026-04-01T09:30:00', 'yesterday', '2026-13-01T00:00:00Z', 1, null]) {
       expect(parseTimestamp(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe('real instants', () => {
+  it('refuses a timestamp that names no real instant', () => {
+    for (const bad of [
+      '2026-06-30T23:59:60Z', // a leap second
+      '2026-02-30T10:00:00Z',
+      '2026-02-29T10:00:00Z', // 2026 is no leap year
+      '2026-04-31T10:00:00Z',
+      '2026-04-01T24:00:00Z',
+      '2026-04-01T10:60:00Z',
+      '2026-04-01T10:00:00+24:00',
+    ]) {
+      expect(parseTimestamp(bad), bad).toBeUndefined();
+    }
+    expect(parseTimestamp('2028-02-29T23:59:59.999-23:59')?.toISOString()).toBe('2028-03-01T23:58:59.999Z');
+  });
+
+  it('takes a write timestamp from 2000 on, and names the field otherwise', () => {
+    expect(instantOf('2000-01-01T00:00:00Z', 'at')?.toISOString()).toBe('2000-01-01T00:00:00.000Z');
+    expect(instantOf(null, 'expiresAt')).toBeNull();
+    expect(instantOf(undefined, 'at')).toBeUndefined();
+    for (const bad of ['0050-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2026-06-30T23:59:60Z']) {
+      expect(() => instantOf(bad, 'expiresAt')).toThrow(
+        'expiresAt must be a real instant from 2000-01-01 on, as an ISO 8601 timestamp with a time zone',
+      );
     }
   });
 });

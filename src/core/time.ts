@@ -1,3 +1,5 @@
+import { ApiError } from './errors.ts';
+
 const DAY_MS = 86_400_000;
 
 /** Midnight UTC of the day `at` falls on. */
@@ -19,11 +21,36 @@ export function daysBetween(from: Date, to: Date): number {
   return Math.round((to.getTime() - from.getTime()) / DAY_MS);
 }
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
 
-/** Parses an ISO 8601 timestamp that names its offset; undefined when it is not one. */
+/** Nothing the service tracks predates 2000 (an earlier year is a mistake). */
+export const EARLIEST_INSTANT_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * Parses an ISO 8601 timestamp that names its offset; undefined when it is not one, or names
+ * no real instant: a day the month does not have (02-30), an hour past 23, a minute or a
+ * second past 59 (a leap second, :60, has no instant of its own), an offset past 23:59.
+ */
 export function parseTimestamp(value: unknown): Date | undefined {
-  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value)) return undefined;
+  if (typeof value !== 'string') return undefined;
+  const parts = ISO_TIMESTAMP.exec(value);
+  if (!parts) return undefined;
+  const [year, month, day, hour, minute, second, , offsetHours, offsetMinutes] = parts
+    .slice(1)
+    .map((part) => (part === undefined || part === '+' || part === '-' ? 0 : Number(part)));
+  const calendar = new Date(Date.UTC(year as number, (month as number) - 1, day as number));
+  if (
+    calendar.getUTCMonth() !== (month as number) - 1 ||
+    calendar.getUTCDate() !== day ||
+    (hour as number) > 23 ||
+    (minute as number) > 59 ||
+    (second as number) > 59 ||
+    (offsetHours as number) > 23 ||
+    (offsetMinutes as number) > 59
+  ) {
+    return undefined;
+  }
   const at = new Date(value);
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
@@ -32,4 +59,21 @@ export function parseTimestamp(value: unknown): Date | undefined {
 export function roundedMean(total: number, count: number): number {
   if (count === 0) return 0;
   return Math.floor((2 * total + count) / (2 * count));
+}
+
+/**
+ * A timestamp given to a write (`at`, `startedAt`, `expiresAt`) as the instant it names:
+ * null and undefined pass through (clear, or leave as it is); anything that is not a real
+ * instant from 2000 on is a 400 naming the field.
+ */
+export function instantOf(value: string | null | undefined, field: string): Date | null | undefined {
+  if (value === null || value === undefined) return value;
+  const at = parseTimestamp(value);
+  if (!at || at.getTime() < EARLIEST_INSTANT_MS) {
+    throw new ApiError(
+      'validation_error',
+      `${field} must be a real instant from 2000-01-01 on, as an ISO 8601 timestamp with a time zone`,
+    );
+  }
+  return at;
 }

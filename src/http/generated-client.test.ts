@@ -83,7 +83,7 @@ describe('generated clients', () => {
       const dir = tempDir('generated-client');
       mkdirSync(dir, { recursive: true });
       const readDocument = (await api.get('/v1/openapi.json')).body;
-      const managementDocument = (await admin.app.inject({ url: '/openapi.json' })).json();
+      const managementDocument = (await admin.get('/openapi.json')).body;
       writeFileSync(join(dir, 'read.ts'), astToString(await openapiTS(readDocument)));
       writeFileSync(join(dir, 'management.ts'), astToString(await openapiTS(managementDocument)));
 

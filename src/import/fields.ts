@@ -1,5 +1,6 @@
 import { isUuid } from '../core/ids.ts';
-import { parseTimestamp } from '../core/time.ts';
+import { isStorableText } from '../core/text.ts';
+import { EARLIEST_INSTANT_MS, parseTimestamp } from '../core/time.ts';
 import { type ViewerIdentity, viewerIdentityOf } from '../viewers/identity.ts';
 import { ImportError } from './errors.ts';
 
@@ -9,7 +10,7 @@ export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 const MAX_TEXT = 10_000;
 
 /** Reads one record's fields, each failure naming the record and the field. */
-const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const EARLIEST_MS = EARLIEST_INSTANT_MS;
 
 export class Fields {
   constructor(
@@ -42,6 +43,7 @@ export class Fields {
     const value = this.raw[field];
     if (value === undefined && !required) return fallback;
     if (typeof value !== 'string') this.fail(field, 'must be a string');
+    if (!isStorableText(value)) this.fail(field, 'must not contain U+0000 or an unpaired surrogate');
     if (required && value.trim() === '') this.fail(field, 'must not be empty');
     if (value.length > MAX_TEXT) this.fail(field, `must be at most ${MAX_TEXT} characters`);
     return value;
@@ -142,6 +144,12 @@ export class Fields {
     if (email !== undefined && email !== null && typeof email !== 'string')
       this.fail(`${field}.email`, 'must be a string');
     const visitorId = viewer.visitorId;
+    for (const part of ['name', 'email', 'visitorId'] as const) {
+      const text = viewer[part];
+      if (typeof text === 'string' && !isStorableText(text)) {
+        this.fail(`${field}.${part}`, 'must not contain U+0000 or an unpaired surrogate');
+      }
+    }
     const identity = viewerIdentityOf({
       email: email as string | null | undefined,
       name: typeof name === 'string' ? name : undefined,

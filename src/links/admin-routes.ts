@@ -1,5 +1,6 @@
-import { answers, toDate } from '../core/responses.ts';
+import { answers } from '../core/responses.ts';
 import { Data, IdParams } from '../core/schemas.ts';
+import { instantOf } from '../core/time.ts';
 import { deletionRoute } from '../routing/admin.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import { createLink, deactivateLink, deleteLink, updateLink } from './commands.ts';
@@ -25,9 +26,8 @@ export function linkAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): v
     },
     async (request, reply) => {
       const { expiresAt, ...rest } = request.body;
-      const data = await write(request, (ctx) =>
-        createLink(ctx, request.params.id, { ...rest, expiresAt: toDate(expiresAt) }),
-      );
+      const input = { ...rest, expiresAt: instantOf(expiresAt, 'expiresAt') };
+      const data = await write(request, (ctx) => createLink(ctx, request.params.id, input));
       return reply.code(201).send({ data });
     },
   );
@@ -46,7 +46,8 @@ export function linkAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): v
     },
     async (request) => {
       const { expiresAt, ...rest } = request.body;
-      const changes = expiresAt === undefined ? rest : { ...rest, expiresAt: toDate(expiresAt) };
+      const changes =
+        expiresAt === undefined ? rest : { ...rest, expiresAt: instantOf(expiresAt, 'expiresAt') };
       return { data: await write(request, (ctx) => updateLink(ctx, request.params.id, changes)) };
     },
   );

@@ -3,7 +3,9 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { createMetrics, type Metrics } from '../core/metrics.ts';
+import { unstorableTextAt } from '../core/text.ts';
 import type { Database } from '../db/database.ts';
 import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
@@ -66,11 +68,22 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     if (text === '') return done(null, undefined);
+    let body: unknown;
     try {
-      done(null, JSON.parse(text as string));
+      body = JSON.parse(text as string);
     } catch {
-      done(new ApiError('validation_error', 'The body is not valid JSON'), undefined);
+      return done(new ApiError('validation_error', 'The body is not valid JSON'), undefined);
     }
+    // Refused here, before any write (a view start never reaches its batch): no column stores it.
+    const unstorable = unstorableTextAt(body);
+    if (unstorable !== undefined) {
+      const field = unstorable === '' ? 'The body' : unstorable;
+      return done(
+        new ApiError('validation_error', `${field} must not contain U+0000 or an unpaired surrogate`),
+        undefined,
+      );
+    }
+    done(null, body);
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -79,10 +92,26 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   });
 
   const checkToken = adminTokenChecker(deps.adminToken);
+  // Every request, the OpenAPI document included (contract.md section 6).
   app.addHook('onRequest', async (request) => {
-    if (request.url === '/openapi.json' && request.method === 'GET') return;
     const refused = checkToken(request.headers.authorization);
     if (refused) throw refused;
+  });
+  // Ids are compared and stored as lower-case UUIDs: one sent in upper case is not echoed so.
+  app.addHook('preValidation', async (request) => {
+    const params = (request.params ?? {}) as Record<string, string>;
+    for (const [name, value] of Object.entries(params)) {
+      if (isUuid(value)) params[name] = value.toLowerCase();
+    }
+    const body = request.body as { documentId?: unknown; documentIds?: unknown } | undefined;
+    if (typeof body?.documentId === 'string' && isUuid(body.documentId)) {
+      body.documentId = body.documentId.toLowerCase();
+    }
+    if (Array.isArray(body?.documentIds)) {
+      body.documentIds = body.documentIds.map((id) =>
+        typeof id === 'string' && isUuid(id) ? id.toLowerCase() : id,
+      );
+    }
   });
 
   await app.register(swagger, {

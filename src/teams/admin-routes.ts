@@ -1,11 +1,12 @@
 import { answers } from '../core/responses.ts';
-import { Data } from '../core/schemas.ts';
+import { Data, DataList } from '../core/schemas.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import { createTeam } from '../teams/commands.ts';
 import { TeamBody, TeamSchema } from '../teams/schemas.ts';
+import { listTeams } from './repo.ts';
 
 /** The management API's team operations. */
-export function teamAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): void {
+export function teamAdminRoutes(app: TypedFastify, { db, write }: AdminRouteDeps): void {
   app.post(
     '/teams',
     {
@@ -21,5 +22,18 @@ export function teamAdminRoutes(app: TypedFastify, { write }: AdminRouteDeps): v
       const team = await write(request, (ctx) => createTeam(ctx, request.body));
       return reply.code(201).send({ data: team });
     },
+  );
+
+  app.get(
+    '/teams',
+    {
+      schema: {
+        operationId: 'listTeams',
+        tags: ['Teams'],
+        summary: 'List every team, oldest first (a team id is what the other operations take)',
+        response: answers(200, DataList(TeamSchema)),
+      },
+    },
+    async () => ({ data: await listTeams(db) }),
   );
 }

@@ -16,3 +16,11 @@ export async function insertTeam(
 export async function anyTeam(tx: Queryable): Promise<boolean> {
   return (await tx.query('SELECT 1 FROM teams LIMIT 1')).length > 0;
 }
+
+/** Every team, oldest first (the management API's and the CLI's list). */
+export async function listTeams(db: Queryable): Promise<{ id: string; name: string; createdAt: string }[]> {
+  const rows = await db.query<{ id: string; name: string; created_at: Date }>(
+    'SELECT id, name, created_at FROM teams ORDER BY created_at, id',
+  );
+  return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at.toISOString() }));
+}

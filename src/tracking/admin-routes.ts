@@ -1,6 +1,7 @@
 import { ApiError } from '../core/errors.ts';
-import { answers, toDate } from '../core/responses.ts';
+import { answers } from '../core/responses.ts';
 import { Data, IdParams } from '../core/schemas.ts';
+import { instantOf } from '../core/time.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
 import { completeView, recordDownload, recordVisit } from './commands.ts';
 import {
@@ -36,10 +37,9 @@ export function trackingAdminRoutes(app: TypedFastify, { write, startView }: Tra
       },
     },
     async (request, reply) => {
-      const { viewer, at } = request.body;
-      const data = await write(request, (ctx) =>
-        recordVisit(ctx, request.params.id, { viewer, at: toDate(at) ?? undefined }),
-      );
+      const { viewer } = request.body;
+      const at = instantOf(request.body.at, 'at') ?? undefined;
+      const data = await write(request, (ctx) => recordVisit(ctx, request.params.id, { viewer, at }));
       return reply.code(201).send({ data });
     },
   );
@@ -59,9 +59,8 @@ export function trackingAdminRoutes(app: TypedFastify, { write, startView }: Tra
     },
     async (request, reply) => {
       const { startedAt, ...rest } = request.body;
-      const data = await write(request, (ctx) =>
-        startView(ctx, request.params.id, { ...rest, startedAt: toDate(startedAt) ?? undefined }),
-      );
+      const start = { ...rest, startedAt: instantOf(startedAt, 'startedAt') ?? undefined };
+      const data = await write(request, (ctx) => startView(ctx, request.params.id, start));
       return reply.code(201).send({ data });
     },
   );
@@ -99,8 +98,9 @@ export function trackingAdminRoutes(app: TypedFastify, { write, startView }: Tra
     },
     async (request, reply) => {
       const { at, ...rest } = request.body;
+      const input = { ...rest, at: instantOf(at, 'at') ?? undefined };
       const { allowed, download } = await write(request, (ctx) =>
-        recordDownload(ctx, request.params.id, { ...rest, at: toDate(at) ?? undefined }),
+        recordDownload(ctx, request.params.id, input),
       );
       if (!allowed)
         throw new ApiError('download_denied', 'Downloads of this document are not allowed through this link');

@@ -1,0 +1,23 @@
+/** U+0000, or a surrogate without its pair: no text column can store either. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/**
+ * The dotted path (`viewer.email`, `documentIds.2`) of the first string in a parsed JSON
+ * value that is not storable text, or of the first such key; '' for the value itself;
+ * undefined when every string is storable.
+ */
+export function unstorableTextAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (!isStorableText(key)) return at;
+    const found = unstorableTextAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
