@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
@@ -41,4 +42,54 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
     await expect(fetch(`${server.readApi}/healthz`)).rejects.toThrow();
     await expect(fetch(`${server.managementApi}/metrics`)).rejects.toThrow();
   });
+
+  it('says ready only once every listener answers: the management API listens before the read API', async () => {
+    const { env, drop } = await freshStoreEnv(kind);
+    drops.push(drop);
+    const [port, managementPort] = [await freePort(), await freePort()];
+    const config = loadConfig({
+      ...env,
+      ADMIN_TOKEN,
+      MANAGEMENT_PORT: String(managementPort),
+      LOG_LEVEL: 'silent',
+    });
+    let managementWhenReady: number | undefined;
+    let stop = false;
+    const watching = (async () => {
+      while (!stop) {
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ready) {
+          const answer = await fetch(`http://127.0.0.1:${managementPort}/teams`, {
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          }).then(
+            (r) => r.status,
+            () => 0,
+          );
+          managementWhenReady = answer;
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const server = await startServer(config, { port, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+    await Promise.race([watching, new Promise((r) => setTimeout(r, 5000))]);
+    stop = true;
+    await server.close();
+    expect(managementWhenReady).toBe(200);
+  });
 });
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -115,7 +115,6 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     });
     activity.track(app);
     closers.push(() => app.close());
-    const readApi = await app.listen({ port: options.port, host: options.host });
     const listeners: TypedFastify[] = [app];
 
     let worker: DeliveryWorker | undefined;
@@ -154,6 +153,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       listeners.push(management);
     }
 
+    // The read API listens last: once its /readyz answers, every enabled listener does.
+    const readApi = await app.listen({ port: options.port, host: options.host });
     const { runCommand } = options;
     const socket = lock ? controlSocketPath(resolve(config.dataDir)) : undefined;
     if (lock && socket && runCommand) {

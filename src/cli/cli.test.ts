@@ -223,7 +223,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     }
   });
 
-  it('runs a worker alone, with its /metrics behind the admin token', async () => {
+  it('runs a worker alone, with its /metrics behind the admin token and its /healthz open', async () => {
     const refused = await dealroom(['worker', '--metrics-port', '0'], { ...env, ADMIN_TOKEN: '' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/--metrics-port needs ADMIN_TOKEN/);
@@ -238,6 +238,9 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       const scraped = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
       expect(scraped.status).toBe(200);
       expect(await scraped.text()).toMatch(/^dealroom_webhook_queue_depth \d+$/m);
+      const health = await fetch(url.replace(/\/metrics$/, '/healthz'));
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
     } finally {
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);

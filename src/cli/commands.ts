@@ -11,10 +11,11 @@ import { UsageError } from './context.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { seedCommand } from './seed.ts';
+import { teamsCommand } from './teams.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 /** The commands that work on an open store (everything but serve). */
-export const STORE_COMMANDS = ['migrate', 'import', 'seed', 'keys', 'webhooks'] as const;
+export const STORE_COMMANDS = ['migrate', 'import', 'seed', 'keys', 'teams', 'webhooks'] as const;
 
 export async function runStoreCommand(ctx: CommandContext, command: string, args: string[]): Promise<void> {
   const applied = await migrate(ctx.db);
@@ -28,6 +29,8 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
       return seedCommand(ctx, args);
     case 'keys':
       return keysCommand(ctx, args);
+    case 'teams':
+      return teamsCommand(ctx, args);
     case 'webhooks':
       return webhooksCommand(ctx, args);
     default:

@@ -21,3 +21,17 @@ function canResolve(name: string): boolean {
     return false;
   }
 }
+
+/**
+ * A long-running command's last word: an exception or a rejection nothing handled is logged
+ * (with its stack, at fatal) before the process exits 1, instead of Node's bare print.
+ */
+export function logCrashes(logger: Logger): void {
+  const crash = (err: unknown, origin: string) => {
+    logger.fatal({ err, origin }, 'crashed: exiting');
+    logger.flush?.();
+    process.exit(1);
+  };
+  process.once('uncaughtException', (err) => crash(err, 'uncaughtException'));
+  process.once('unhandledRejection', (err) => crash(err, 'unhandledRejection'));
+}

@@ -6,37 +6,26 @@ import { openStore } from '../db/open.ts';
 import { IMPORT_STATEMENT_TIMEOUT_MS } from '../import/service.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
-import { EXPORT_USAGE, exportCommand } from './export.ts';
-import { KEYS_USAGE } from './keys.ts';
+import { exportCommand } from './export.ts';
+import { helpFor, USAGE, version } from './help.ts';
 import { serve } from './serve.ts';
-import { WEBHOOKS_USAGE } from './webhooks.ts';
 import { workerCommand } from './worker.ts';
-
-const USAGE = `usage: dealroom <command>
-
-  serve [--port N] [--host H] [--demo] [--no-worker]
-                                         run the read API (default 127.0.0.1:8080), the
-                                         management API when ADMIN_TOKEN is set, and the
-                                         webhook worker unless --no-worker; --demo loads
-                                         demo data into an empty database and prints a key
-  worker [--metrics-port N]              deliver webhooks (run any number on PostgreSQL);
-                                         /metrics on N, behind ADMIN_TOKEN
-  migrate                                bring the database schema up to date
-  import FILE                            load a .json or .ndjson file, all or nothing
-  seed --demo                            fill an empty database with demo data; prints a key
-${KEYS_USAGE.replace(/^/gm, '  ')}
-${WEBHOOKS_USAGE.replace(/^/gm, '  ')}
-${EXPORT_USAGE.replace(/^/gm, '  ')}
-
-Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
-embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
-ADMIN_TOKEN, MANAGEMENT_PORT, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
+  if (!command) {
     console.log(USAGE);
-    return command ? 0 : 1;
+    return 1;
+  }
+  if (command === '--version' || command === '-v') {
+    console.log(version());
+    return 0;
+  }
+  // Help never runs anything: it is answered before the configuration or the store is read.
+  const help = helpFor(argv);
+  if (help) {
+    console.log(help);
+    return 0;
   }
   let config: Readonly<Config>;
   try {

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { type Config, parsePort } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
+import { DEMO_TEAM_ID } from '../seed/demo.ts';
 import { startServer } from '../server.ts';
 import { runCaptured } from './commands.ts';
 import { UsageError } from './context.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logCrashes } from './logger.ts';
 
 /**
  * `dealroom serve`: the whole service (server.ts) until SIGTERM or SIGINT, then it stops
@@ -25,6 +26,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   const port = parsePort(values.port, config.port, '--port', problems);
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
   const logger = createLogger(config.logLevel);
+  logCrashes(logger);
 
   const server = await startServer(config, {
     port,
@@ -55,6 +57,8 @@ function printDemo(base: string, key: string): void {
 Demo data is loaded. Your API key (shown once; a new one is made at each start with --demo):
 
   ${key}
+
+The demo team's id (for the management API and dealroom keys|webhooks --team): ${DEMO_TEAM_ID}
 
 Try:
   curl -H "Authorization: Bearer ${key}" ${base}/v1/deal-rooms

@@ -13,7 +13,7 @@ import { trackWebhookQueue } from '../delivery/metrics.ts';
 import { startWorker } from '../delivery/start.ts';
 import { adminTokenChecker } from '../management/token.ts';
 import { UsageError } from './context.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logCrashes } from './logger.ts';
 
 /**
  * `dealroom worker`: delivers webhooks until SIGTERM or SIGINT, then lets the attempts in
@@ -33,6 +33,7 @@ export async function workerCommand(config: Readonly<Config>, args: string[]): P
     throw new UsageError('--metrics-port needs ADMIN_TOKEN: /metrics is internal, and answers only to it');
   }
   const logger = createLogger(config.logLevel);
+  logCrashes(logger);
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
     opened = await openStore(config, (available, err) => {
@@ -97,6 +98,10 @@ async function serveMetrics(
     res.end(JSON.stringify(body));
   };
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/healthz') {
+      answer(res, 200, { status: 'ok' });
+      return;
+    }
     if (req.method !== 'GET' || req.url !== '/metrics') {
       answer(res, 404, { error: 'Not found', code: 'not_found' });
       return;

@@ -35,7 +35,10 @@ export interface PoolStats {
   waiting: number;
 }
 
-/** No connection became free within the wait bound: the request is answered 503, not 500. */
+/**
+ * No connection became free within the wait bound, or a lock was held past lock_timeout:
+ * the request is answered 503 with Retry-After, not 500.
+ */
 export class DatabaseBusyError extends Error {
   constructor() {
     super('no database connection became free in time');

@@ -2,7 +2,16 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { Admission } from './admission.ts';
-import { type Database, DatabaseUnavailableError, isConnectionError, type Queryable } from './database.ts';
+import {
+  type Database,
+  DatabaseBusyError,
+  DatabaseUnavailableError,
+  isConnectionError,
+  type Queryable,
+} from './database.ts';
+
+/** SQLSTATE of a lock wait past lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface PostgresOptions {
   connectionString: string;
@@ -15,6 +24,11 @@ export interface PostgresOptions {
   maxWaitMs?: number;
   /** Upper bound for any statement, so a stuck database turns into an error, not a hang. */
   statementTimeoutMs?: number;
+  /**
+   * Upper bound for a wait on a lock (default two thirds of the statement's): a lock held too
+   * long is the database being busy, answered 503 with Retry-After, not a failure.
+   */
+  lockTimeoutMs?: number;
   /** Told once when the database stops answering, and once when it answers again. */
   onAvailability?: (available: boolean, err?: unknown) => void;
 }
@@ -33,6 +47,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 15_000,
+    lock_timeout: options.lockTimeoutMs ?? Math.round(((options.statementTimeoutMs ?? 15_000) * 2) / 3),
     options: searchPath,
   });
   // An idle client that loses its connection emits here; without a listener the process
@@ -66,6 +81,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       reachable();
       return rows;
     } catch (err) {
+      if ((err as { code?: unknown }).code === LOCK_NOT_AVAILABLE) throw new DatabaseBusyError();
       throw unreachable(err);
     }
   };

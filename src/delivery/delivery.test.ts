@@ -305,6 +305,19 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     expect(receiver.to('/hooks/rebound')).toHaveLength(0);
   });
 
+  it('sends nothing over http:// once WEBHOOK_ALLOW_PRIVATE_URLS is off, to an endpoint stored while it was on', async () => {
+    const t = await team(undefined, { url: receiver.url('/hooks/plain-http') });
+    startWorker({ allowPrivateUrls: false });
+    await room(t.teamId);
+    await until(async () => (await attempts(t.endpointId)).length >= 1, 'the refused attempt');
+    const [attempt] = await attempts(t.endpointId);
+    expect(attempt).toMatchObject({
+      status: null,
+      error: 'the endpoint URL is not https:// (WEBHOOK_ALLOW_PRIVATE_URLS is off)',
+    });
+    expect(receiver.to('/hooks/plain-http')).toHaveLength(0);
+  });
+
   it('raises link.expired once when a link expires, and again when a later expiry passes', async () => {
     const t = await team(['link.expired']);
     const roomId = await room(t.teamId);

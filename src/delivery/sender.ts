@@ -79,6 +79,14 @@ export class WebhookSender {
     } catch {
       return { status: null, durationMs: 0, error: 'the endpoint URL is not valid' };
     }
+    // An endpoint stored while http:// was allowed is not reached over http:// once it is not.
+    if (!this.#options.allowPrivate && target.protocol !== 'https:') {
+      return {
+        status: null,
+        durationMs: 0,
+        error: 'the endpoint URL is not https:// (WEBHOOK_ALLOW_PRIVATE_URLS is off)',
+      };
+    }
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.#options.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
       return { status: null, durationMs: 0, error: `address ${host} is private, loopback or link-local` };

@@ -17,15 +17,25 @@ const CHECK_TIMEOUT_MS = 2000;
  */
 export function healthRoutes(app: FastifyInstance, checks: HealthCheck[]): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // A check's failure is logged when it starts failing and when it passes again, not at
+  // every probe (a load balancer probes every few seconds through an outage).
+  const failing = new Set<string>();
 
   app.get('/readyz', async (request, reply) => {
     const results = await Promise.all(
       checks.map(async ({ name, check, critical = true }) => {
         try {
           await withTimeout(check(), CHECK_TIMEOUT_MS);
+          if (failing.delete(name)) request.log.info({ check: name }, 'readiness check passes again');
           return { name, ok: true, critical };
         } catch (err) {
-          request.log.warn({ err, check: name }, 'readiness check failed');
+          if (!failing.has(name)) {
+            failing.add(name);
+            request.log.warn(
+              { check: name, reason: err instanceof Error ? err.message : String(err) },
+              'readiness check failing',
+            );
+          }
           return { name, ok: false, critical };
         }
       }),

@@ -14,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-/** One line per request: info, or debug for 401s, 429s, 503s and requests failed by an outage. */
+/** One line per request: info, or debug for 401s, 429s, 503s, health probes and requests failed by an outage. */
 export function logCompletion(app: FastifyInstance): void {
   app.decorateRequest('quietCompletion', false);
   app.addHook('onRequest', async (request) => {
@@ -22,7 +22,8 @@ export function logCompletion(app: FastifyInstance): void {
   });
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
-    const quiet = status === 401 || status === 429 || status === 503 || request.quietCompletion;
+    const probe = request.routeOptions.url === '/healthz' || request.routeOptions.url === '/readyz';
+    const quiet = status === 401 || status === 429 || status === 503 || probe || request.quietCompletion;
     request.log[quiet ? 'debug' : 'info'](
       { method: request.method, url: request.url, statusCode: status, responseTime: reply.elapsedTime },
       'request completed',

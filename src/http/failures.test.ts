@@ -122,6 +122,36 @@ describe('unexpected failures', () => {
       await app.close();
     }
   });
+
+  it('logs health probes at debug, and a failing readiness check once when it fails and once when it passes again', async () => {
+    const { db, setBroken } = breakable(store);
+    const lines: { msg: string; check?: string }[] = [];
+    const { Writable } = await import('node:stream');
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = await buildApp({
+      db,
+      clock,
+      appUrl: 'https://x.test',
+      logger: { level: 'info', stream: sink } as never,
+    });
+    for (let i = 0; i < 3; i++) expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    setBroken(true);
+    for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/readyz' })).statusCode).toBe(503);
+    setBroken(false);
+    for (let i = 0; i < 3; i++) expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    await app.close();
+    // Nothing per probe at info: one line when the check starts failing, one when it passes.
+    expect(lines.map((l) => [l.msg, l.check])).toEqual([
+      ['readiness check failing', 'database'],
+      ['readiness check passes again', 'database'],
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/"stack"/);
+  });
 });
 
 describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)', () => {
@@ -169,6 +199,56 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
       expect(waits).toBeLessThanOrEqual(3);
       expect(scraped).toMatch(/^dealroom_db_pool_waiting 0$/m);
     } finally {
+      await app.close();
+      await db.close();
+      await base.query(`DROP SCHEMA ${schema} CASCADE`);
+      await base.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when a lock is held past lock_timeout, not a 500', async () => {
+    const url = postgresUrl();
+    const schema = `test_locked_${Date.now()}`;
+    const base = await openPostgres({ connectionString: url, schema });
+    await migrate(base);
+    const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+    const { teamId, key } = await teamWithKey(base, clock);
+    const room = make.room(teamId);
+    await load(base, clock, { dealRooms: [room] });
+    const db = await openPostgres({
+      connectionString: url,
+      schema,
+      statementTimeoutMs: 3000,
+      lockTimeoutMs: 200,
+    });
+    const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: false });
+    const release = gate();
+    // Another session holds the rooms' table, as a long migration or a stuck transaction would.
+    let locked: () => void = () => undefined;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = base.transaction(async (tx) => {
+      await tx.query('LOCK TABLE deal_rooms IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await release.opened;
+    });
+    try {
+      await lockTaken;
+      const res = await app.inject({ url: `/v1/deal-rooms/${room.id}`, headers: { 'x-api-key': key } });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json()).toEqual({
+        error: 'Service is busy, try again shortly',
+        code: 'service_unavailable',
+      });
+      release.open();
+      await holding;
+      const after = await app.inject({ url: `/v1/deal-rooms/${room.id}`, headers: { 'x-api-key': key } });
+      expect(after.statusCode).toBe(200);
+    } finally {
+      release.open();
+      await holding.catch(() => undefined);
       await app.close();
       await db.close();
       await base.query(`DROP SCHEMA ${schema} CASCADE`);

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -22,6 +23,24 @@ describe('OpenAPI document', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     return res.body;
   };
+
+  it("serves the reference page's script gzipped when asked, cacheable for a day", async () => {
+    const plain = await s.api.app.inject({ url: '/docs/js/scalar.js' });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const zipped = await s.api.app.inject({
+      url: '/docs/js/scalar.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers).toMatchObject({
+      'content-encoding': 'gzip',
+      'cache-control': 'public, max-age=86400',
+      vary: 'Accept-Encoding',
+    });
+    expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+    expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
+  });
 
   it('is served without a key and passes an OpenAPI 3.1 validator', async () => {
     const document = await fetchDocument();

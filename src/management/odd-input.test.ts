@@ -1,5 +1,6 @@
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { recordedEvents, useManagement } from '../testing/management.ts';
+import { ADMIN_TOKEN, recordedEvents, useManagement } from '../testing/management.ts';
 import { storeKinds } from '../testing/stores.ts';
 
 const MINUTE = 60_000;
@@ -131,5 +132,25 @@ describe.each(storeKinds())('odd input to the management API (%s store)', (kind)
     expect(bare.statusCode).toBe(401);
     expect(bare.json()).toEqual({ error: 'Admin token is required', code: 'unauthorized' });
     expect((await s.admin.get('/openapi.json')).status).toBe(200);
+  });
+
+  it('keys the Idempotency-Key fingerprint with a server secret: a database reader cannot test password guesses', async () => {
+    const { roomId } = await setup();
+    const key = `link-${roomId}`;
+    const url = `/deal-rooms/${roomId}/links`;
+    const body = { name: 'Secret', password: 'correct horse battery staple' };
+    expect((await s.admin.post(url, body, { 'idempotency-key': key })).status).toBe(201);
+    const [row] = await s.db.query<{ fingerprint: string }>(
+      'SELECT fingerprint FROM idempotency_keys WHERE key = $1',
+      [key],
+    );
+    const request = `POST ${url}\n${JSON.stringify(body)}`;
+    expect(row?.fingerprint).not.toBe(createHash('sha256').update(request).digest('hex'));
+    expect(row?.fingerprint).toBe(createHmac('sha256', ADMIN_TOKEN).update(request).digest('hex'));
+    // A repeat is still recognised, and another body under the same key still refused.
+    expect((await s.admin.post(url, body, { 'idempotency-key': key })).status).toBe(201);
+    expect((await s.admin.post(url, { ...body, password: 'guess' }, { 'idempotency-key': key })).status).toBe(
+      409,
+    );
   });
 });

@@ -28,7 +28,7 @@ export function postgresUrl(): string {
  */
 export async function openTestStore(
   kind: StoreKind,
-  pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number } = {},
+  pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number; lockTimeoutMs?: number } = {},
 ): Promise<Database> {
   if (kind === 'embedded') {
     const db = await openEmbedded(undefined);

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { EXPORT_USAGE } from './export.ts';
+import { KEYS_USAGE } from './keys.ts';
+import { TEAMS_USAGE } from './teams.ts';
+import { WEBHOOKS_USAGE } from './webhooks.ts';
+
+/** Each command's help: what it does, its options, and what it prints. */
+const COMMANDS: Record<string, string> = {
+  serve: `dealroom serve [--port N] [--host H] [--demo] [--no-worker]
+  Runs the read API (default 127.0.0.1:8080), the management API when ADMIN_TOKEN is set
+  (MANAGEMENT_PORT, default 8081), and the webhook worker.
+    --port N, --host H   where the read API listens (default PORT and HOST)
+    --demo               load the demo data into an empty database (or renew the demo key)
+                         and print a key, the demo team's id and addresses to try
+    --no-worker          deliver no webhooks from this process (run dealroom worker instead)`,
+  worker: `dealroom worker [--metrics-port N]
+  Delivers webhooks until SIGTERM or SIGINT; run any number of them on one PostgreSQL.
+    --metrics-port N     serve /metrics on N (MANAGEMENT_HOST), behind ADMIN_TOKEN`,
+  migrate: `dealroom migrate
+  Brings the database schema up to date and says which migrations it applied.`,
+  import: `dealroom import FILE
+  Loads a .json or .ndjson file of teams, rooms, documents, links, visits, views and
+  downloads, all or nothing: a bad record names its place and field, and nothing is kept.`,
+  seed: `dealroom seed --demo
+  Fills an empty database with the demo data and prints a key of the demo team.`,
+  keys: KEYS_USAGE,
+  teams: TEAMS_USAGE,
+  webhooks: WEBHOOKS_USAGE,
+  export: EXPORT_USAGE,
+};
+
+const ENVIRONMENT = `Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
+embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
+ADMIN_TOKEN, MANAGEMENT_PORT, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS.`;
+
+export const USAGE = `usage: dealroom <command> [--help]
+
+${Object.entries(COMMANDS)
+  .map(([name, text]) =>
+    name === 'keys' || name === 'teams' || name === 'webhooks' ? text : (text.split('\n')[0] ?? text),
+  )
+  .map((text) => text.replace(/^/gm, '  '))
+  .join('\n')}
+
+dealroom <command> --help tells more of one command; dealroom --version prints the version.
+
+${ENVIRONMENT}`;
+
+/**
+ * The help `--help` or `-h` asks for, anywhere in the arguments: of a subcommand (`keys
+ * create --help`), of a command, or of all; undefined when none is asked for.
+ */
+export function helpFor(argv: readonly string[]): string | undefined {
+  const asked = argv.findIndex((arg) => arg === '--help' || arg === '-h');
+  if (asked === -1 && argv[0] !== 'help') return undefined;
+  const words = (argv[0] === 'help' ? argv.slice(1) : argv.slice(0, asked)).filter((w) => !w.startsWith('-'));
+  const [command, sub] = words;
+  const text = command ? COMMANDS[command] : undefined;
+  if (!text) return USAGE;
+  if (sub) {
+    const lines = text
+      .split('\n')
+      .filter(
+        (line) => line.startsWith(`dealroom ${command} ${sub} `) || line === `dealroom ${command} ${sub}`,
+      );
+    if (lines.length > 0) return lines.join('\n');
+  }
+  return text;
+}
+
+/** The version of this build, from its package.json. */
+export function version(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
