@@ -1,4 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { ERROR_CODES } from './errors.ts';
+import { StringEnum } from './fields.ts';
 import type { PageRequest } from './query.ts';
 
 export const API_VERSION = '2026-04-01';
@@ -26,7 +28,7 @@ export const PaginationSchema = Type.Object(
 export const ErrorSchema = Type.Object(
   {
     error: Type.String({ description: 'A human-readable message' }),
-    code: Type.String({ description: 'A stable, machine-readable code' }),
+    code: StringEnum(ERROR_CODES, { description: 'A stable, machine-readable code' }),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Every error code, in the order of the table. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
 /** The one error type handlers throw; rendered as `{ error, code }` with its status. */
 export class ApiError extends Error {
   readonly statusCode: number;

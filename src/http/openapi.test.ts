@@ -3,6 +3,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { useManagement } from '../testing/management.ts';
 import { useApi } from '../testing/suite.ts';
 
 type Json = Record<string, any>;
@@ -146,5 +147,73 @@ describe('OpenAPI document', () => {
       }
     }
     expect(checked).toBeGreaterThan(20);
+  });
+
+  it('gives linters and validating proxies what they look for: servers, typed examples, HEAD, error codes', async () => {
+    const document = await fetchDocument();
+    expect(document.servers).toEqual([{ url: '/', description: 'This server (PORT, default 8080)' }]);
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      expect(item.head?.operationId, path).toBe(`${item.get.operationId}Head`);
+      expect(Object.values<Json>(item.head.responses).every((r) => r.content === undefined)).toBe(true);
+      for (const parameter of item.get.parameters) {
+        if (parameter.schema.type !== 'integer') continue;
+        expect(typeof parameter.example, `${path} ${parameter.name}`).toBe('number');
+        expect(parameter.schema.examples.every((e: unknown) => typeof e === 'number')).toBe(true);
+      }
+    }
+    const error = document.paths['/v1/deal-rooms'].get.responses['401'].content['application/json'].schema;
+    expect(error.properties.code.enum).toEqual([
+      'validation_error',
+      'unauthorized',
+      'download_denied',
+      'not_found',
+      'method_not_allowed',
+      'conflict',
+      'rate_limit',
+      'internal_error',
+      'service_unavailable',
+    ]);
+  });
+});
+
+describe('management OpenAPI document', () => {
+  const s = useManagement('embedded');
+
+  it('validates, and names its tags, answers, ids, Idempotency-Key and the viewer rule', async () => {
+    const document = (await s.admin.get('/openapi.json')).body as Json;
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+    expect(document.servers).toHaveLength(1);
+    const tags = new Set(document.tags.map((t: Json) => t.name));
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const where = `${method} ${path}`;
+        expect(
+          operation.tags.every((t: string) => tags.has(t)),
+          where,
+        ).toBe(true);
+        expect(operation.description, where).toBeTruthy();
+        for (const response of Object.values<Json>(operation.responses)) {
+          expect(response.description, where).not.toBe('Default Response');
+        }
+        const names = (operation.parameters ?? []).map((p: Json) => p.name);
+        expect(names.includes('Idempotency-Key'), where).toBe(method === 'post');
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === 'path')
+            expect(parameter.schema, where).toEqual({ type: 'string', format: 'uuid' });
+        }
+      }
+    }
+    const viewer =
+      document.paths['/links/{id}/views'].post.requestBody.content['application/json'].schema.properties
+        .viewer;
+    expect(viewer.anyOf).toEqual([{ required: ['email'] }, { required: ['visitorId'] }]);
+    const refused = await s.admin.post(`/links/${crypto.randomUUID()}/views`, {
+      documentId: crypto.randomUUID(),
+      viewer: {},
+    });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: 'viewer needs "email" or "visitorId"', code: 'validation_error' },
+    });
   });
 });

@@ -130,6 +130,18 @@ export function decorateDocument(document: Json): Json {
         schema: { type: 'string' },
       },
     ];
+    // HEAD is answered like GET, without the body (validating proxies must let it through).
+    path.head = {
+      ...operation,
+      operationId: `${operation.operationId}Head`,
+      summary: `${operation.summary ?? operation.operationId} (headers only)`,
+      responses: Object.fromEntries(
+        Object.entries<Json>(operation.responses).map(([status, { content: _content, ...response }]) => [
+          status,
+          response,
+        ]),
+      ),
+    };
   }
   return document;
 }
@@ -142,11 +154,12 @@ export function decorateDocument(document: Json): Json {
 export function forGenerators(parameter: Json): Json {
   const { name, in: where } = parameter;
   if (where === 'query' && name === 'page') {
-    return { ...parameter, schema: { type: 'integer', minimum: 1, default: 1, examples: [1] } };
+    return { ...parameter, example: 1, schema: { type: 'integer', minimum: 1, default: 1, examples: [1] } };
   }
   if (where === 'query' && name === 'per_page') {
     return {
       ...parameter,
+      example: 20,
       description:
         'Page size, 1 to 100. Default 20. A value above 100 is not refused: it is treated as 100 (the effective page size is in meta.pagination.perPage).',
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 20, examples: [20] },
@@ -154,7 +167,7 @@ export function forGenerators(parameter: Json): Json {
   }
   if (where === 'query' && name === 'period')
     return { ...parameter, schema: { ...parameter.schema, default: '30d' } };
-  if (where === 'path' && name === 'id') {
+  if (where === 'path' && (name === 'id' || name === 'teamId')) {
     return { ...parameter, schema: { type: 'string', format: 'uuid' } };
   }
   return parameter;
@@ -187,6 +200,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           },
         },
       },
+      servers: [{ url: '/', description: 'This server (PORT, default 8080)' }],
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
       tags: [{ name: 'Deal rooms', description: 'Rooms and everything in them' }],
     },

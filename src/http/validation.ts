@@ -8,6 +8,16 @@ export function bodyErrorMessage(
 ): string {
   const first = errors[0];
   if (!first) return 'The request is invalid';
+  // A choice of required fields (a viewer's email or visitorId): its branches' errors, then its own.
+  const choice = errors.find((e) => e.keyword === 'anyOf');
+  if (choice) {
+    const path = choice.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const needed = errors
+      .filter((e) => e.keyword === 'required' && e.instancePath === choice.instancePath)
+      .map((e) => `"${String((e.params as { missingProperty?: unknown }).missingProperty)}"`);
+    if (needed.length > 1)
+      return `${path || 'The body'} needs ${needed.slice(0, -1).join(', ')} or ${needed.at(-1)}`;
+  }
   const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const params = first.params as Record<string, unknown>;
   const where = context === 'querystring' ? 'query parameter ' : '';

@@ -11,7 +11,6 @@ import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
 import { countRecorded } from '../events/metrics.ts';
 import { metricsEndpoint } from '../http/metrics.ts';
-import { forGenerators } from '../http/openapi.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { bodyErrorMessage } from '../http/validation.ts';
 import { apiKeyAdminRoutes } from '../keys/admin-routes.ts';
@@ -22,6 +21,7 @@ import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-r
 import { createViewStartWriter, type StartView } from '../tracking/view-starts.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
+import { decorateManagementDocument } from './openapi.ts';
 import { adminTokenChecker } from './token.ts';
 
 export interface ManagementDeps {
@@ -125,11 +125,14 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
           'Every request needs `Authorization: Bearer <ADMIN_TOKEN>`. A POST may carry an `Idempotency-Key` header: ' +
           'a repeat with the same key and body within 24 hours gets the first answer and changes nothing.',
       },
+      servers: [{ url: '/', description: 'The management listener (MANAGEMENT_PORT, default 8081)' }],
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ adminToken: [] }],
     },
     transformObject: (document) =>
-      typedParameters(structuredClone((document as { openapiObject: Json }).openapiObject)),
+      decorateManagementDocument(
+        structuredClone((document as { openapiObject: Record<string, unknown> }).openapiObject),
+      ),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsEndpoint(app, metrics);
@@ -169,19 +172,6 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
     routes(app, routeDeps);
   }
   return app;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON
-type Json = Record<string, any>;
-
-/** Page parameters typed as integers for code generators, as in the read API's document. */
-function typedParameters(document: Json): Json {
-  for (const path of Object.values<Json>(document.paths ?? {})) {
-    for (const operation of Object.values<Json>(path)) {
-      if (Array.isArray(operation.parameters)) operation.parameters = operation.parameters.map(forGenerators);
-    }
-  }
-  return document;
 }
 
 /**

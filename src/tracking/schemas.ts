@@ -8,7 +8,12 @@ export const ViewerBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 200 })),
     visitorId: Type.Optional(Type.String({ maxLength: 200 })),
   },
-  { ...strict, description: '{ email, name? } or { visitorId, name? }' },
+  {
+    ...strict,
+    description: '{ email, name? } or { visitorId, name? }',
+    // So a generated client cannot build the viewer the server refuses: one of the two is needed.
+    anyOf: [{ required: ['email'] }, { required: ['visitorId'] }],
+  },
 );
 export const VisitBody = Type.Object({ viewer: ViewerBody, at: Type.Optional(When('Default: now')) }, strict);
 /** What a view or a download is of: a document, through the link, by a viewer. */
