@@ -20,6 +20,11 @@ export interface Config {
   pool: { size: number; maxWaiting: number; maxWaitMs: number };
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
+  /**
+   * MIGRATE_ON_START: `serve` applies pending migrations as it starts. Unset: yes for the
+   * embedded store and the demo, no on PostgreSQL (run `dealroom migrate` as its own step).
+   */
+  migrateOnStart: boolean | undefined;
   webhooks: {
     /** http:// and private, loopback or link-local addresses allowed (development and tests only). */
     allowPrivateUrls: boolean;
@@ -109,6 +114,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: read('MANAGEMENT_HOST') ?? '127.0.0.1',
   };
 
+  const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
+  if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
+    problems.push('MIGRATE_ON_START must be true or false');
+  }
+  const migrateOnStart = migrateOnStartText === undefined ? undefined : migrateOnStartText === 'true';
+
   const allowPrivate = (read('WEBHOOK_ALLOW_PRIVATE_URLS') ?? 'false').toLowerCase();
   if (allowPrivate !== 'true' && allowPrivate !== 'false') {
     problems.push('WEBHOOK_ALLOW_PRIVATE_URLS must be true or false');
@@ -133,6 +144,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pool,
     management,
     webhooks,
+    migrateOnStart,
   });
 }
 

@@ -52,6 +52,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
       ADMIN_TOKEN,
       MANAGEMENT_PORT: String(managementPort),
       LOG_LEVEL: 'silent',
+      MIGRATE_ON_START: 'true',
     });
     let managementWhenReady: number | undefined;
     let stop = false;

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from './core/clock.ts';
 import { createMetrics } from './core/metrics.ts';
 import { type CommandResult, controlSocketPath, startControlServer } from './db/control.ts';
 import type { Database } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, requireCurrentSchema } from './db/migrate.ts';
 import { openStore } from './db/open.ts';
 import { openPostgres } from './db/postgres.ts';
 import { trackWebhookQueue } from './delivery/metrics.ts';
@@ -62,7 +62,7 @@ export interface RunningServer {
 }
 
 /**
- * The composition root: opens the store, migrates it, and builds every stateful part of a
+ * The composition root: opens the store, migrates it (MIGRATE_ON_START), and builds every stateful part of a
  * serving process (limiter, view-start thread, write and worker pools, the listeners, the
  * webhook worker) from the one config, passing each in. Tests start the whole service here,
  * in process; `dealroom serve` adds the signals and the console.
@@ -80,7 +80,14 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     for (const close of closers.reverse()) await close();
   };
   try {
-    await migrate(db);
+    // Migrating is an operator's step on PostgreSQL (dealroom migrate); the embedded store and
+    // the demo, one process each, migrate as they start unless told not to.
+    if (config.migrateOnStart ?? (!config.databaseUrl || options.demo === true)) {
+      const applied = await migrate(db);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    } else {
+      await requireCurrentSchema(db);
+    }
     const demoKey = options.demo ? await prepareDemo(db, clock) : undefined;
 
     const metrics = createMetrics().withDefaults();

@@ -362,6 +362,16 @@ describe('dealroom configuration', () => {
       expect(result.stderr).toContain(name);
   });
 
+  it('names the database server it cannot reach, without its password', async () => {
+    const result = await dealroom(['migrate', 'status'], {
+      DATABASE_URL: 'postgres://someone:hunter2@127.0.0.1:1/nowhere',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the database at 127.0.0.1:1 is unreachable (ECONNREFUSED)');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toContain('unexpected error');
+  });
+
   it('explains an unknown command', async () => {
     const result = await dealroom(['frobnicate'], {});
     expect(result.code).toBe(1);

@@ -1,9 +1,15 @@
 import { DealRoomApiError } from '../../packages/client/index.js';
 import { ApiError } from '../core/errors.ts';
 import type { CommandResult } from '../db/control.ts';
-import type { Database } from '../db/database.ts';
+import { type Database, DatabaseUnavailableError } from '../db/database.ts';
 import { StoreBusyError } from '../db/lock.ts';
-import { migrate } from '../db/migrate.ts';
+import {
+  migrate,
+  migrationStatus,
+  pendingMigrations,
+  requireCurrentSchema,
+  SchemaBehindError,
+} from '../db/migrate.ts';
 import { DataDirError } from '../db/open.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';
@@ -18,11 +24,10 @@ import { webhooksCommand } from './webhooks.ts';
 export const STORE_COMMANDS = ['migrate', 'import', 'seed', 'keys', 'teams', 'webhooks'] as const;
 
 export async function runStoreCommand(ctx: CommandContext, command: string, args: string[]): Promise<void> {
-  const applied = await migrate(ctx.db);
+  if (command === 'migrate') return migrateCommand(ctx, args);
+  // Nothing runs on a schema the code is ahead of; migrating is the operator's own step.
+  await requireCurrentSchema(ctx.db);
   switch (command) {
-    case 'migrate':
-      ctx.out(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the schema is up to date');
-      return;
     case 'import':
       return importCommand(ctx, args);
     case 'seed':
@@ -38,10 +43,42 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
   }
 }
 
+export const MIGRATE_USAGE = `dealroom migrate                   applies every migration not yet applied, each in its own transaction
+dealroom migrate --dry-run         lists what would be applied, and applies nothing
+dealroom migrate status            every migration, with when it was applied or "pending"`;
+
+/** \`dealroom migrate [--dry-run | status]\`. */
+async function migrateCommand(ctx: CommandContext, args: string[]): Promise<void> {
+  const [what, ...rest] = args;
+  if (rest.length > 0 || (what !== undefined && what !== '--dry-run' && what !== 'status')) {
+    throw new UsageError(MIGRATE_USAGE);
+  }
+  if (what === 'status') {
+    for (const { name, appliedAt } of await migrationStatus(ctx.db)) {
+      ctx.out(`${name}\t${appliedAt ? `applied ${appliedAt.toISOString()}` : 'pending'}`);
+    }
+    return;
+  }
+  if (what === '--dry-run') {
+    const pending = await pendingMigrations(ctx.db);
+    ctx.out(pending.length > 0 ? `would apply ${pending.join(', ')}` : 'the schema is up to date');
+    return;
+  }
+  const applied = await migrate(ctx.db);
+  ctx.out(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the schema is up to date');
+}
+
 /** A failure as the operator should read it: what went wrong and, for imports, that nothing changed. */
 export function describeFailure(err: unknown): string {
   if (err instanceof ImportError) return `import failed at ${err.message}\nnothing was imported`;
-  const plain = [UsageError, ApiError, DataDirError, StoreBusyError];
+  const plain = [
+    UsageError,
+    ApiError,
+    DataDirError,
+    StoreBusyError,
+    SchemaBehindError,
+    DatabaseUnavailableError,
+  ];
   if (plain.some((type) => err instanceof type)) return (err as Error).message;
   if (err instanceof DealRoomApiError) {
     const request = err.requestId ? `, request ${err.requestId}` : '';

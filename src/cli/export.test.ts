@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { systemClock } from '../core/clock.ts';
@@ -5,6 +7,7 @@ import type { Database } from '../db/database.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { dealroom } from '../testing/process.ts';
 import { openTestStore } from '../testing/stores.ts';
+import { tempDir } from '../testing/temp.ts';
 import { csvRow } from './export.ts';
 
 describe('csvRow', () => {
@@ -93,6 +96,18 @@ describe('dealroom export', () => {
     });
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toContain('the API answered 401 unauthorized: Invalid API key');
+    // With --output, a failed export leaves no file behind (not even a header-only CSV).
+    const output = join(tempDir('export'), 'viewers.csv');
+    const failed = await dealroom(['export', 'viewers', '--room', roomId, '--output', output], {
+      ...env,
+      DEALROOM_API_KEY: 'dr_live_x',
+    });
+    expect(failed.code).toBe(1);
+    expect(readdirSync(dirname(output))).toEqual([]);
+    const written = await dealroom(['export', 'viewers', '--room', roomId, '--output', output], env);
+    expect(written.code).toBe(0);
+    expect(readdirSync(dirname(output))).toEqual(['viewers.csv']);
+    expect(readFileSync(output, 'utf8').split('\r\n')).toHaveLength(132);
     const missing = await dealroom(['export', 'links', '--room', 'nope'], env);
     expect(missing.stderr).toContain('Deal room not found');
     const usage = await dealroom(['export', 'people', '--room', roomId], env);

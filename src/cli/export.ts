@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { DealRoomClient } from '../../packages/client/index.js';
@@ -76,7 +76,35 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv = pro
   const apiKey = values['api-key'] ?? env.DEALROOM_API_KEY;
   if (!apiKey) throw new UsageError('an API key is required: --api-key KEY or DEALROOM_API_KEY');
   const client = new DealRoomClient({ apiKey, baseUrl: values['base-url'] ?? env.DEALROOM_BASE_URL });
-  const out: Writable = values.output ? createWriteStream(values.output) : process.stdout;
+  // A file is written beside its name and renamed into place only when whole: a failed
+  // export leaves no file (and never a header-only CSV) behind.
+  const partial = values.output ? `${values.output}.${process.pid}.partial` : undefined;
+  const out: Writable = partial ? createWriteStream(partial, { flags: 'wx', mode: 0o600 }) : process.stdout;
+  try {
+    await writeExport(client, resource, values.room, values.format, values.period, out);
+    if (partial && values.output) {
+      await new Promise<void>((resolve, reject) =>
+        out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+      );
+      renameSync(partial, values.output);
+    }
+  } catch (err) {
+    if (partial) {
+      out.destroy();
+      rmSync(partial, { force: true });
+    }
+    throw err;
+  }
+}
+
+async function writeExport(
+  client: DealRoomClient,
+  resource: Resource,
+  room: string,
+  format: string,
+  periodValue: string | undefined,
+  out: Writable,
+): Promise<void> {
   const write = (text: string) =>
     new Promise<void>((resolve, reject) => {
       if (out.write(text, (err) => (err ? reject(err) : undefined))) resolve();
@@ -84,35 +112,31 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv = pro
     });
 
   if (resource === 'analytics') {
-    const period = values.period as '7d' | '30d' | '90d' | 'all' | undefined;
-    const analytics = await client.analytics.get(values.room, period ? { period } : {});
-    if (values.format === 'json') await write(`${JSON.stringify(analytics, null, 2)}\n`);
+    const period = periodValue as '7d' | '30d' | '90d' | 'all' | undefined;
+    const analytics = await client.analytics.get(room, period ? { period } : {});
+    if (format === 'json') await write(`${JSON.stringify(analytics, null, 2)}\n`);
     else {
       // A spreadsheet wants one table: the daily series, each row with the room and period.
       await write(csvRow(['dealRoomId', 'period', 'date', 'views']));
       for (const day of analytics.viewsOverTime)
         await write(csvRow([analytics.dealRoomId, analytics.period, day.date, day.views]));
     }
-  } else {
-    const items = client[resource].list(values.room) as AsyncIterable<Record<string, unknown>>;
-    const columns = COLUMNS[resource];
-    if (values.format === 'csv') {
-      await write(csvRow(columns));
-      for await (const item of items) await write(csvRow(columns.map((c) => item[c])));
-    } else {
-      let first = true;
-      await write('[');
-      for await (const item of items) {
-        await write(`${first ? '\n' : ',\n'}  ${JSON.stringify(item)}`);
-        first = false;
-      }
-      await write(first ? ']\n' : '\n]\n');
-    }
+    return;
   }
-  if (out !== process.stdout)
-    await new Promise<void>((resolve, reject) =>
-      out.end((err?: Error | null) => (err ? reject(err) : resolve())),
-    );
+  const items = client[resource].list(room) as AsyncIterable<Record<string, unknown>>;
+  const columns = COLUMNS[resource];
+  if (format === 'csv') {
+    await write(csvRow(columns));
+    for await (const item of items) await write(csvRow(columns.map((c) => item[c])));
+    return;
+  }
+  let first = true;
+  await write('[');
+  for await (const item of items) {
+    await write(`${first ? '\n' : ',\n'}  ${JSON.stringify(item)}`);
+    first = false;
+  }
+  await write(first ? ']\n' : '\n]\n');
 }
 
 /** One CSV line (RFC 4180), with text that a spreadsheet would run as a formula defused. */

@@ -13,7 +13,8 @@ const VERSION = (
 const HELP: [string[], string][] = [
   [['serve'], 'dealroom serve [--port N] [--host H] [--demo] [--no-worker]'],
   [['worker'], 'dealroom worker [--metrics-port N]'],
-  [['migrate'], 'dealroom migrate'],
+  [['migrate'], 'dealroom migrate --dry-run'],
+  [['migrate', 'status'], 'dealroom migrate status'],
   [['import'], 'dealroom import FILE'],
   [['seed'], 'dealroom seed --demo'],
   [['export'], 'dealroom export viewers|documents|links|analytics --room ID'],
@@ -69,6 +70,7 @@ describe('dealroom --help and --version', { timeout: 60_000 }, () => {
   it('creates and lists teams, so a team id can be found', async () => {
     const { env, drop } = await freshStoreEnv('embedded');
     try {
+      expect((await dealroom(['migrate'], env)).code).toBe(0);
       const created = await dealroom(['teams', 'create', 'Acme', 'Capital'], env);
       expect(created.code).toBe(0);
       const id = created.stdout.trim();

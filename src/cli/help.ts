@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MIGRATE_USAGE } from './commands.ts';
 import { EXPORT_USAGE } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { TEAMS_USAGE } from './teams.ts';
@@ -16,8 +17,9 @@ const COMMANDS: Record<string, string> = {
   worker: `dealroom worker [--metrics-port N]
   Delivers webhooks until SIGTERM or SIGINT; run any number of them on one PostgreSQL.
     --metrics-port N     serve /metrics on N (MANAGEMENT_HOST), behind ADMIN_TOKEN`,
-  migrate: `dealroom migrate
-  Brings the database schema up to date and says which migrations it applied.`,
+  migrate: `${MIGRATE_USAGE}
+  Every other command refuses a schema with migrations still to apply; serve applies them as
+  it starts only with MIGRATE_ON_START=true (the default for the embedded store and --demo).`,
   import: `dealroom import FILE
   Loads a .json or .ndjson file of teams, rooms, documents, links, visits, views and
   downloads, all or nothing: a bad record names its place and field, and nothing is kept.`,
@@ -31,13 +33,19 @@ const COMMANDS: Record<string, string> = {
 
 const ENVIRONMENT = `Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
 embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
-ADMIN_TOKEN, MANAGEMENT_PORT, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS.`;
+ADMIN_TOKEN, MANAGEMENT_PORT, MIGRATE_ON_START, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS
+(.env.example lists every setting).`;
 
 export const USAGE = `usage: dealroom <command> [--help]
 
 ${Object.entries(COMMANDS)
   .map(([name, text]) =>
-    name === 'keys' || name === 'teams' || name === 'webhooks' ? text : (text.split('\n')[0] ?? text),
+    ['keys', 'teams', 'webhooks', 'migrate'].includes(name)
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('dealroom'))
+          .join('\n')
+      : (text.split('\n')[0] ?? text),
   )
   .map((text) => text.replace(/^/gm, '  '))
   .join('\n')}

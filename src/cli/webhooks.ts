@@ -5,6 +5,7 @@ import {
   deleteEndpoint,
   replayDeadLetter,
   replayEndpointDeadLetters,
+  retirePreviousSecrets,
   rotateEndpointSecret,
 } from '../webhooks/commands.ts';
 import { listAttempts, listDeadLetters, listEndpoints } from '../webhooks/repo.ts';
@@ -14,6 +15,7 @@ export const WEBHOOKS_USAGE = `dealroom webhooks add --team TEAM_ID --url URL [-
 dealroom webhooks list --team TEAM_ID
 dealroom webhooks remove ENDPOINT_ID
 dealroom webhooks rotate-secret ENDPOINT_ID                              prints the new secret
+dealroom webhooks retire-secrets ENDPOINT_ID                             earlier secrets stop signing now
 dealroom webhooks attempts ENDPOINT_ID [--limit N]                       newest first
 dealroom webhooks dead-letters --team TEAM_ID [--limit N]
 dealroom webhooks replay DEAD_LETTER_ID | --endpoint ENDPOINT_ID         one, or all of an endpoint's`;
@@ -62,6 +64,14 @@ export async function webhooksCommand(ctx: CommandContext, args: string[]): Prom
       const id = required(positionals[0], 'ENDPOINT_ID');
       await deleteEndpoint(writeContext(ctx), id);
       ctx.out(`removed ${id}; its pending deliveries are dropped`);
+      return;
+    }
+    case 'retire-secrets': {
+      const endpoint = await retirePreviousSecrets(
+        writeContext(ctx),
+        required(positionals[0], 'ENDPOINT_ID'),
+      );
+      ctx.out(`only the current secret of ${endpoint.id} signs now`);
       return;
     }
     case 'rotate-secret': {

@@ -7,7 +7,7 @@ import { INTERNAL_ERROR_MESSAGE } from '../core/errors.ts';
 import { createMetrics, type Metrics } from '../core/metrics.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { trackPool } from '../db/metrics.ts';
-import { migrate } from '../db/migrate.ts';
+import { requireCurrentSchema } from '../db/migrate.ts';
 import { openStore } from '../db/open.ts';
 import { trackWebhookQueue } from '../delivery/metrics.ts';
 import { startWorker } from '../delivery/start.ts';
@@ -50,7 +50,7 @@ export async function workerCommand(config: Readonly<Config>, args: string[]): P
   const { db } = opened;
   let metricsServer: Server | undefined;
   try {
-    await migrate(db);
+    await requireCurrentSchema(db);
     const metrics = createMetrics().withDefaults();
     trackWebhookQueue(metrics, db, systemClock);
     trackPool(metrics, db);

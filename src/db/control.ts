@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
+import { CONTROL_SOCKET } from './lock.ts';
 
 /**
  * While `dealroom serve` holds the embedded store, other `dealroom` commands (keys, seed,
@@ -22,7 +23,7 @@ const MAX_SOCKET_PATH = 107;
 
 /** The control socket's path inside the data folder; undefined when that path is too long. */
 export function controlSocketPath(dataDir: string): string | undefined {
-  const path = join(dataDir, 'control.sock');
+  const path = join(dataDir, CONTROL_SOCKET);
   return Buffer.byteLength(path) <= MAX_SOCKET_PATH ? path : undefined;
 }
 

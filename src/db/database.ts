@@ -52,8 +52,15 @@ export class DatabaseBusyError extends Error {
  * per request.
  */
 export class DatabaseUnavailableError extends Error {
-  constructor(override readonly cause: unknown) {
-    super('the database is unreachable');
+  /** `where`: the server's host and port, never its credentials. */
+  constructor(
+    override readonly cause: unknown,
+    where?: string,
+  ) {
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    super(
+      `the database${where ? ` at ${where}` : ''} is unreachable${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
     this.name = 'DatabaseUnavailableError';
   }
 }

@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, dealroom, startServer } from '../testing/process.ts';
@@ -80,6 +90,56 @@ describe('embedded store privacy and integrity', () => {
     expect(result.stderr).not.toContain('-sASSERTIONS');
   });
 
+  it('says so when DATA_DIR is a file', async () => {
+    const file = join(root, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const result = await dealroom(['migrate'], envFor(file));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`DATA_DIR ${file} is a file, not a folder`);
+    expect(result.stderr).not.toContain('chmod');
+  });
+
+  it.runIf(process.geteuid?.() === 0)('refuses a DATA_DIR that another user owns, even at 0700', async () => {
+    const dataDir = join(root, 'theirs');
+    mkdirSync(dataDir, { mode: 0o700 });
+    chownSync(dataDir, 65534, 65534);
+    const result = await dealroom(['migrate'], envFor(dataDir));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${dataDir} belongs to another user (uid 65534)`);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it("sends nothing to a socket a planted lock names: only its own folder's socket is trusted", async () => {
+    const dataDir = join(root, 'planted');
+    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
+    const evil = join(tempDir('evil'), 'evil.sock');
+    let contacted = false;
+    const listener = createNetServer((socket) => {
+      contacted = true;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(evil, resolve));
+    try {
+      // A live process (this one) holding the lock, and a socket of someone else's choosing.
+      writeFileSync(
+        join(dataDir, 'dealroom.lock'),
+        JSON.stringify({ pid: process.pid, socket: evil, secret: 'chosen' }),
+        { mode: 0o600 },
+      );
+      const result = await dealroom(
+        ['keys', 'create', '--team', '00000000-0000-4000-8000-000000000001'],
+        envFor(dataDir),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`is in use by process ${process.pid}`);
+      expect(result.stdout).toBe('');
+      expect(contacted).toBe(false);
+    } finally {
+      listener.close();
+      rmSync(join(dataDir, 'dealroom.lock'), { force: true });
+    }
+  });
+
   it('refuses a folder that holds something else and no store', async () => {
     const dataDir = join(root, 'elsewhere');
     mkdirSync(dataDir, { mode: 0o700 });
@@ -119,6 +179,7 @@ describe('embedded store privacy and integrity', () => {
     const dataDir = join(root, 'served');
     const team = join(root, 'team.ndjson');
     writeFileSync(team, '{"type":"team","id":"00000000-0000-4000-8000-000000000001","name":"x"}\n');
+    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
     expect((await dealroom(['import', team], envFor(dataDir))).code).toBe(0);
     // Something planted where the socket goes does not stop the server.
     writeFileSync(join(dataDir, 'control.sock'), 'planted');

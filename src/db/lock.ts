@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  closeSync,
+  constants,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * One process at a time may open an embedded store's folder: PGlite is a single-process
@@ -38,32 +48,36 @@ export const LOCK_FILE = 'dealroom.lock';
 export function lockDataDir(dataDir: string): DataDirLock {
   const file = join(dataDir, LOCK_FILE);
   let holder: LockHolder = { pid: process.pid };
-  acquire(file, dataDir, JSON.stringify(holder));
+  // The file is written only through the descriptor that created it: a path swapped for a
+  // symlink afterwards leads nowhere.
+  const fd = acquire(file, dataDir, JSON.stringify(holder));
   return {
     holder: () => holder,
     setSocket(socket) {
       const secret = randomBytes(32).toString('base64url');
       holder = { ...holder, socket, secret };
-      writeFileSync(file, JSON.stringify(holder), { mode: 0o600 });
+      ftruncateSync(fd, 0);
+      writeSync(fd, JSON.stringify(holder), 0);
       return secret;
     },
     release() {
+      closeSync(fd);
       if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
     },
   };
 }
 
-/** Creates the lock file, or takes over one left by a process that no longer runs. */
-function acquire(file: string, dataDir: string, content: string): void {
+/** Creates the lock file (its descriptor kept), or takes over one left by a process that no longer runs. */
+function acquire(file: string, dataDir: string, content: string): number {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(file, 'wx', 0o600);
-      try {
-        writeSync(fd, content);
-      } finally {
-        closeSync(fd);
-      }
-      return;
+      const fd = openSync(
+        file,
+        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
+        0o600,
+      );
+      writeSync(fd, content);
+      return fd;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
@@ -79,13 +93,42 @@ function acquire(file: string, dataDir: string, content: string): void {
   throw new StoreBusyError(dataDir, current ?? { pid: 0 });
 }
 
+/**
+ * The lock's holder, as far as it can be trusted: the lock must be a regular file of this
+ * user's, 0600 (not a symlink, not another user's plant), and the socket it names must be
+ * this folder's own control socket, a socket of this user's; otherwise the socket and its
+ * secret are left out, and no command is sent there.
+ */
 export function readHolder(file: string): LockHolder | undefined {
   try {
+    if (!isOwnPrivate(file, (stat) => stat.isFile())) return undefined;
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
-    return typeof parsed.pid === 'number' ? parsed : undefined;
+    if (typeof parsed.pid !== 'number') return undefined;
+    const socket = parsed.socket;
+    const ownSocket =
+      typeof socket === 'string' &&
+      dirname(socket) === dirname(file) &&
+      basename(socket) === CONTROL_SOCKET &&
+      isOwnPrivate(socket, (stat) => stat.isSocket(), false);
+    return ownSocket ? parsed : { pid: parsed.pid };
   } catch {
     return undefined;
   }
+}
+
+/** The control socket's name inside the data folder (control.ts). */
+export const CONTROL_SOCKET = 'control.sock';
+
+function isOwnPrivate(path: string, kind: (stat: Stats) => boolean, missing?: boolean): boolean {
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch (err) {
+    if (missing !== undefined && (err as NodeJS.ErrnoException).code === 'ENOENT') return missing;
+    throw err;
+  }
+  const uid = process.geteuid?.();
+  return kind(stat) && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
 }
 
 function isAlive(pid: number): boolean {

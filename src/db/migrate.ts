@@ -51,3 +51,42 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
   }
   return applied;
 }
+
+/** Each migration, applied (with when) or not: `dealroom migrate status`. */
+export async function migrationStatus(
+  db: Database,
+  migrations = loadMigrations(),
+): Promise<{ name: string; appliedAt: Date | null }[]> {
+  const applied = new Map<number, Date>();
+  const [table] = await db.query<{ exists: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists",
+  );
+  if (table?.exists) {
+    const rows = await db.query<{ version: number; applied_at: Date }>(
+      'SELECT version, applied_at FROM schema_migrations',
+    );
+    for (const row of rows) applied.set(row.version, row.applied_at);
+  }
+  return migrations.map((m) => ({ name: m.name, appliedAt: applied.get(m.version) ?? null }));
+}
+
+/** The migrations `migrate` would apply now, by name. */
+export async function pendingMigrations(db: Database, migrations = loadMigrations()): Promise<string[]> {
+  return (await migrationStatus(db, migrations)).filter((m) => m.appliedAt === null).map((m) => m.name);
+}
+
+/** The schema is behind the code: nothing runs on it until `dealroom migrate` has. */
+export class SchemaBehindError extends Error {
+  constructor(readonly pending: string[]) {
+    super(
+      `the database schema is behind this version: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply (${pending.join(', ')}). Back the database up, then run: dealroom migrate`,
+    );
+    this.name = 'SchemaBehindError';
+  }
+}
+
+/** Refuses a schema with migrations still to apply (every command but `migrate` checks). */
+export async function requireCurrentSchema(db: Database): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) throw new SchemaBehindError(pending);
+}

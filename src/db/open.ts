@@ -86,7 +86,20 @@ function prepareDataDir(dataDir: string): void {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     return;
   }
-  const mode = statSync(dataDir).mode & 0o777;
+  const stat = statSync(dataDir);
+  if (!stat.isDirectory()) {
+    throw new DataDirError(
+      `DATA_DIR ${dataDir} is a file, not a folder; point DATA_DIR at a folder (a missing one is made)`,
+    );
+  }
+  // As PostgreSQL does: another user's folder could be read, or swapped, by that user.
+  const uid = process.geteuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new DataDirError(
+      `${dataDir} belongs to another user (uid ${stat.uid}) and this process runs as uid ${uid}; use a folder of this user's own (chown it, or point DATA_DIR elsewhere)`,
+    );
+  }
+  const mode = stat.mode & 0o777;
   if ((mode & 0o077) !== 0) {
     throw new DataDirError(
       `${dataDir} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}); it holds viewer emails and key hashes. Run: chmod 700 ${dataDir}`,

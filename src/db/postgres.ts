@@ -73,7 +73,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       available = false;
       options.onAvailability?.(false, err);
     }
-    return new DatabaseUnavailableError(err);
+    return new DatabaseUnavailableError(err, serverOf(options.connectionString));
   };
   const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
     try {
@@ -154,6 +154,16 @@ async function copyInto(
   await pipeline(async function* () {
     yield text;
   }, stream);
+}
+
+/** host:port of a connection string, for messages (no user, no password). */
+function serverOf(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  } catch {
+    return 'the DATABASE_URL';
+  }
 }
 
 export function quoteIdent(name: string): string {

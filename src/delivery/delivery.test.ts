@@ -265,6 +265,33 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     }
   });
 
+  it('keeps each earlier secret signing for its own 24 hours through a second rotation, until retired', async () => {
+    const t = await team();
+    const second = (await admin.post(`/webhook-endpoints/${t.endpointId}/rotate-secret`)).body.data
+      .secret as string;
+    const third = (await admin.post(`/webhook-endpoints/${t.endpointId}/rotate-secret`)).body.data
+      .secret as string;
+    startWorker();
+    await room(t.teamId, 'Signed thrice');
+    await until(() => receiver.to(t.path).length === 1, 'the delivery');
+    const [got] = receiver.to(t.path);
+    if (!got) throw new Error('no delivery');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(3);
+    for (const secret of [third, second, t.secret]) {
+      await expect(verifyWebhook(got.body, got.headers as never, secret)).resolves.toBeTruthy();
+    }
+    const retired = await admin.post(`/webhook-endpoints/${t.endpointId}/retire-previous-secrets`);
+    expect(retired.status).toBe(200);
+    expect(retired.body.data).not.toHaveProperty('secret');
+    await room(t.teamId, 'Signed once');
+    await until(() => receiver.to(t.path).length === 2, 'the second delivery');
+    const last = receiver.to(t.path)[1];
+    if (!last) throw new Error('no second delivery');
+    expect(String(last.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    await expect(verifyWebhook(last.body, last.headers as never, third)).resolves.toBeTruthy();
+    await expect(verifyWebhook(last.body, last.headers as never, second)).rejects.toThrow();
+  });
+
   it('follows each endpoint’s filter; a disabled endpoint receives nothing; a removed one’s deliveries are dropped', async () => {
     const t = await team(['document.created']);
     const off = await team();
@@ -339,6 +366,38 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
       type: 'link.expired',
       data: { id: linkId },
     });
+  });
+
+  it('prunes events older than 30 days once delivered, keeping those still pending or dead', async () => {
+    const t = await team();
+    const old = new Date(Date.now() - ATTEMPTS_KEPT_MS - 60_000);
+    await room(t.teamId, 'Delivered long ago');
+    startWorker();
+    await until(async () => (await attempts(t.endpointId)).length === 1, 'a delivery');
+    await worker?.stop();
+    worker = undefined;
+    await room(t.teamId, 'Still pending');
+    const events = await db.query<{ id: string; state: string }>(
+      `SELECT ev.id, d.state FROM webhook_events ev JOIN webhook_deliveries d ON d.event_id = ev.id
+        WHERE d.endpoint_id = $1 ORDER BY ev.id`,
+      [t.endpointId],
+    );
+    expect(events.map((e) => e.state)).toEqual(['succeeded', 'pending']);
+    await db.query('UPDATE webhook_events SET created_at = $2 WHERE id = ANY ($1::uuid[])', [
+      events.map((e) => e.id),
+      old,
+    ]);
+    // The pending one goes out now, recently; the old delivered one is pruned with its attempt.
+    startWorker({ retryBaseMs: 60_000 });
+    await until(
+      async () =>
+        (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [events[0]?.id])).length === 0,
+      'the pruning',
+    );
+    const left = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY ($1::uuid[])', [
+      events.map((e) => e.id),
+    ]);
+    expect(left.map((e) => e.id)).toEqual([events[1]?.id]);
   });
 
   it('prunes attempts older than 30 days and Idempotency-Key answers older than 24 hours', async () => {

@@ -55,8 +55,7 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
     body: string;
     url: string;
     secret: string;
-    previous_secret: string | null;
-    previous_secret_expires_at: Date | null;
+    previous_secrets: string[];
   }>(
     `WITH room AS (
        SELECT e.id, $3::int - coalesce(b.n, 0) AS free
@@ -80,7 +79,9 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
        FROM picked, webhook_events ev, webhook_endpoints e
       WHERE d.id = picked.id AND ev.id = d.event_id AND e.id = d.endpoint_id
      RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.team_id, ev.payload::text AS body,
-               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`,
+               e.url, e.secret,
+               (SELECT coalesce(jsonb_agg(p->>'secret'), '[]'::jsonb) FROM jsonb_array_elements(e.previous_secrets) p
+                 WHERE (p->>'expiresAt')::timestamptz > $4) AS previous_secrets`,
     [
       [...request.busy.keys()],
       [...request.busy.values()],
@@ -98,12 +99,8 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
     teamId: row.team_id,
     type: row.type,
     url: row.url,
-    secrets:
-      row.previous_secret !== null &&
-      row.previous_secret_expires_at !== null &&
-      row.previous_secret_expires_at.getTime() > request.now.getTime()
-        ? [row.secret, row.previous_secret]
-        : [row.secret],
+    // The current secret, then each earlier one still within its 24 hours.
+    secrets: [row.secret, ...row.previous_secrets],
     body: row.body,
     attempts: row.attempts,
     claimToken: token,
@@ -206,4 +203,29 @@ export async function queueStats(db: Queryable, now: Date): Promise<QueueStats> 
 /** Forgets attempts made before `before`. */
 export async function pruneAttempts(db: Queryable, before: Date): Promise<void> {
   await db.query('DELETE FROM webhook_attempts WHERE attempted_at < $1', [before]);
+}
+
+/** Events pruned per statement, so a first pruning of a large outbox holds no long lock. */
+const EVENTS_PER_PRUNE = 5000;
+
+/**
+ * Forgets events made before `before` whose every delivery succeeded (or that had none),
+ * with their deliveries and attempts: a pending delivery, or a dead letter that may still be
+ * replayed, keeps its event. Returns how many went.
+ */
+export async function pruneEvents(db: Queryable, before: Date): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const rows = await db.query<{ id: string }>(
+      `DELETE FROM webhook_events WHERE id IN (
+         SELECT e.id FROM webhook_events e
+          WHERE e.created_at < $1
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.state <> 'succeeded')
+          ORDER BY e.created_at LIMIT $2)
+       RETURNING id`,
+      [before, EVENTS_PER_PRUNE],
+    );
+    pruned += rows.length;
+    if (rows.length < EVENTS_PER_PRUNE) return pruned;
+  }
 }

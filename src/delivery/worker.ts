@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   pruneAttempts,
+  pruneEvents,
   recordAttempts,
   releaseClaims,
 } from './queue.ts';
@@ -168,6 +169,7 @@ export class DeliveryWorker {
       const at = this.#options.clock.now();
       await pruneIdempotencyKeys(this.#options.db, at);
       await pruneAttempts(this.#options.db, new Date(at.getTime() - ATTEMPTS_KEPT_MS));
+      await pruneEvents(this.#options.db, new Date(at.getTime() - ATTEMPTS_KEPT_MS));
     }
   }
 

@@ -386,7 +386,7 @@ describe.each(storeKinds())('management API (%s store)', (kind) => {
     const rotated = await s.admin.post(`/webhook-endpoints/${all.id}/rotate-secret`);
     expect(rotated.body.data.secret).toMatch(/^whsec_/);
     const [secrets] = await s.db.query<{ previous_secret: string | null }>(
-      'SELECT previous_secret FROM webhook_endpoints WHERE id = $1',
+      "SELECT previous_secrets->0->>'secret' AS previous_secret FROM webhook_endpoints WHERE id = $1",
       [all.id],
     );
     expect(secrets?.previous_secret).toMatch(/^whsec_/);

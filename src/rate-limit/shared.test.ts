@@ -23,6 +23,7 @@ describe.runIf(postgresUrl() && redisUrl())('rate limits across processes', () =
     });
     const file = join(tempDir('rl'), 'team.json');
     writeFileSync(file, JSON.stringify({ teams: [team] }));
+    expect((await dealroom(['migrate'], env)).code).toBe(0);
     expect((await dealroom(['import', file], env)).code).toBe(0);
     servers.push(await startServer([], env), await startServer([], env));
   });

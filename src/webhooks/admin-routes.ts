@@ -9,6 +9,7 @@ import {
   deleteEndpoint,
   replayDeadLetter,
   replayEndpointDeadLetters,
+  retirePreviousSecrets,
   rotateEndpointSecret,
   updateEndpoint,
 } from './commands.ts';
@@ -121,6 +122,22 @@ export function webhookAdminRoutes(app: TypedFastify, { db, write }: AdminRouteD
       );
       return { data: { ...rotated, secret } };
     },
+  );
+
+  app.post(
+    '/webhook-endpoints/:id/retire-previous-secrets',
+    {
+      schema: {
+        operationId: 'retirePreviousWebhookSecrets',
+        tags,
+        summary: 'Stop every earlier secret signing now (after a leak); the current one is kept',
+        params: IdParams,
+        response: answers(200, endpoint, 404),
+      },
+    },
+    async (request) => ({
+      data: await write(request, (ctx) => retirePreviousSecrets(ctx, request.params.id)),
+    }),
   );
 
   app.get(

@@ -15,6 +15,7 @@ import {
   markEndpointReplayed,
   markReplayed,
   requeueDeliveries,
+  retirePreviousSecretsRow,
   rotateSecretRow,
   toDeadLetter,
   toEndpoint,
@@ -119,6 +120,16 @@ export async function rotateEndpointSecret(
     );
     if (!row) throw endpointNotFound();
     return { endpoint: toEndpoint(row), secret };
+  });
+}
+
+/** Earlier secrets stop signing now (after a leak); the current one is untouched. */
+export async function retirePreviousSecrets(ctx: WriteContext, id: string): Promise<WebhookEndpoint> {
+  if (!isUuid(id)) throw endpointNotFound();
+  return inWrite(ctx, async (tx) => {
+    const row = await retirePreviousSecretsRow(tx, id, tx.now);
+    if (!row) throw endpointNotFound();
+    return toEndpoint(row);
   });
 }
 

@@ -224,7 +224,10 @@ export async function deleteEndpointRow(tx: Queryable, id: string): Promise<bool
   return (await tx.query('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1', [id])).length > 0;
 }
 
-/** A new secret; the current one signs beside it until `previousUntil`. */
+/**
+ * A new secret; the current one signs beside it until `previousUntil`, and each earlier one
+ * until its own time (those past it are dropped).
+ */
 export async function rotateSecretRow(
   tx: Queryable,
   id: string,
@@ -234,7 +237,11 @@ export async function rotateSecretRow(
 ): Promise<EndpointRow | undefined> {
   const [row] = await tx.query<EndpointRow>(
     `UPDATE webhook_endpoints
-        SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2, updated_at = $4
+        SET previous_secrets =
+              coalesce((SELECT jsonb_agg(p) FROM jsonb_array_elements(previous_secrets) p
+                         WHERE (p->>'expiresAt')::timestamptz > $4), '[]'::jsonb)
+              || jsonb_build_array(jsonb_build_object('secret', secret, 'expiresAt', $3::timestamptz)),
+            secret = $2, updated_at = $4
       WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
     [id, secret, previousUntil, now],
   );
@@ -286,4 +293,18 @@ export async function requeueDeliveries(
       WHERE id = ANY ($1::uuid[])`,
     [deliveryIds, now],
   );
+}
+
+/** Stops every earlier secret signing now (one that leaked): only the current one signs. */
+export async function retirePreviousSecretsRow(
+  tx: Queryable,
+  id: string,
+  now: Date,
+): Promise<EndpointRow | undefined> {
+  const [row] = await tx.query<EndpointRow>(
+    `UPDATE webhook_endpoints SET previous_secrets = '[]'::jsonb, updated_at = $2
+      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+    [id, now],
+  );
+  return row;
 }
