@@ -114,6 +114,8 @@ export interface AttemptRecord {
   status: number | null;
   durationMs: number;
   error: string | null;
+  /** The operator's reason (logged, not recorded). */
+  detail?: string | undefined;
   next: { state: 'succeeded' } | { state: 'pending'; at: Date } | { state: 'dead' };
 }
 

@@ -32,8 +32,18 @@ export interface SendResult {
   status: number | null;
   durationMs: number;
   error: string | null;
+  /** The precise reason, for the operator's log only: never shown to the team. */
+  detail?: string | undefined;
   retryAfterMs?: number | undefined;
 }
+
+/**
+ * What the team's attempt list says of a delivery that got no HTTP answer. It tells neither
+ * the addresses a name resolved to nor a refused port from a silent one, so endpoints
+ * cannot be used to probe the service's network; the log has the detail.
+ */
+export const NO_ANSWER = 'no answer: the connection failed, or no answer came in time';
+export const ADDRESS_NOT_ALLOWED = "the endpoint's address is not allowed (private, loopback or link-local)";
 
 /** Refused before a byte was sent: the host resolved only to addresses a webhook must not reach. */
 class ForbiddenAddressError extends Error {
@@ -89,7 +99,12 @@ export class WebhookSender {
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.#options.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
-      return { status: null, durationMs: 0, error: `address ${host} is private, loopback or link-local` };
+      return {
+        status: null,
+        durationMs: 0,
+        error: ADDRESS_NOT_ALLOWED,
+        detail: `address ${host} is private, loopback or link-local`,
+      };
     }
     const secure = target.protocol === 'https:';
     const headers = {
@@ -112,7 +127,11 @@ export class WebhookSender {
       });
       // One deadline for the whole exchange: connecting, sending, and the receiver's answer.
       const deadline = setTimeout(() => {
-        settle({ status: null, error: `timed out after ${this.#options.timeoutMs / 1000} s` });
+        settle({
+          status: null,
+          error: NO_ANSWER,
+          detail: `timed out after ${this.#options.timeoutMs / 1000} s`,
+        });
         request.destroy();
       }, this.#options.timeoutMs);
       request.on('response', (response) => {
@@ -129,7 +148,11 @@ export class WebhookSender {
       });
       request.on('error', (err) => {
         clearTimeout(deadline);
-        settle({ status: null, error: describeNetworkError(err) });
+        settle({
+          status: null,
+          error: err instanceof ForbiddenAddressError ? ADDRESS_NOT_ALLOWED : NO_ANSWER,
+          detail: describeNetworkError(err),
+        });
       });
       request.end(body);
     });

@@ -221,6 +221,7 @@ export class DeliveryWorker {
       status: result.status,
       durationMs: result.durationMs,
       error: result.error,
+      detail: result.detail,
       next:
         step.kind === 'retry'
           ? { state: 'pending', at: new Date(clock.now().getTime() + step.delayMs) }
@@ -252,7 +253,7 @@ export class DeliveryWorker {
     return this.#flushing;
   }
 
-  /** Metrics, and a log line for each failure: which endpoint and why, never the secret, the payload or the URL's query. */
+  /** Metrics, and a log line for each failure: which endpoint and why, never the secret, the payload or the URL's path and query. */
   #report(record: AttemptRecord, held: boolean): void {
     const { logger, metrics } = this.#options;
     const { delivery, next } = record;
@@ -273,7 +274,7 @@ export class DeliveryWorker {
       type: delivery.type,
       attempt: delivery.attempts + 1,
       status: record.status,
-      error: record.error,
+      error: record.detail ?? record.error,
     };
     if (next.state === 'pending') {
       logger.warn(
@@ -331,11 +332,10 @@ export class DeliveryWorker {
   }
 }
 
-/** An endpoint for a log line: its origin and path, never its query (which may hold a token). */
+/** An endpoint for a log line: its origin only (a path or a query may hold a receiver's token). */
 function safeUrl(url: string): string {
   try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
+    return new URL(url).origin;
   } catch {
     return '(invalid URL)';
   }
