@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { ManualClock } from '../core/clock.ts';
@@ -47,18 +48,11 @@ describe('unexpected failures', () => {
     const room = make.room(teamId);
     await load(store, clock, { dealRooms: [room] });
     const { db, setBroken } = breakable(store);
-    const { Writable } = await import('node:stream');
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        logged.push(String(chunk));
-        done();
-      },
-    });
     const app = await buildApp({
       db,
       clock,
       appUrl: 'https://x.test',
-      logger: { level: 'error', stream: sink } as never,
+      logger: capturedLogger('error', logged),
     });
 
     setBroken(true);
@@ -125,19 +119,12 @@ describe('unexpected failures', () => {
 
   it('logs health probes at debug, and a failing readiness check once when it fails and once when it passes again', async () => {
     const { db, setBroken } = breakable(store);
-    const lines: { msg: string; check?: string }[] = [];
-    const { Writable } = await import('node:stream');
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const chunks: string[] = [];
     const app = await buildApp({
       db,
       clock,
       appUrl: 'https://x.test',
-      logger: { level: 'info', stream: sink } as never,
+      logger: capturedLogger('info', chunks),
     });
     for (let i = 0; i < 3; i++) expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
     setBroken(true);
@@ -145,6 +132,9 @@ describe('unexpected failures', () => {
     setBroken(false);
     for (let i = 0; i < 3; i++) expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
     await app.close();
+    const lines = chunks
+      .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+      .map((line) => JSON.parse(line) as { msg: string; check?: string });
     // Nothing per probe at info: one line when the check starts failing, one when it passes.
     expect(lines.map((l) => [l.msg, l.check])).toEqual([
       ['readiness check failing', 'database'],
@@ -263,4 +253,15 @@ function gate() {
     open = resolve;
   });
   return { opened, open };
+}
+
+/** pino options writing every chunk it logs into `chunks`. */
+function capturedLogger(level: string, chunks: string[]): never {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return { level, stream } as never;
 }
