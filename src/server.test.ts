@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
@@ -80,6 +80,76 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
     stop = true;
     await server.close();
     expect(managementWhenReady).toBe(200);
+  });
+
+  it('answers a connection accepted before shutdown even when its request comes after the quiet moment', async () => {
+    const { env, drop } = await freshStoreEnv(kind);
+    drops.push(drop);
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
+    const server = await startServer(config, {
+      port: 0,
+      host: '127.0.0.1',
+      logger: pino({ level: 'silent' }),
+    });
+    const { port } = new URL(server.readApi);
+    // Accepted, but silent for far longer than the drain's quiet moment (300 ms): long enough
+    // for every listener and the store to have closed, were it not waited for.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    const stopping = server.close();
+    await new Promise((r) => setTimeout(r, 2000));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await stopping;
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(answer).toContain('connection: close');
+    // And nothing new is accepted once the drain has begun.
+    await expect(fetch(`${server.readApi}/healthz`)).rejects.toThrow();
+  });
+
+  it('stops accepting new connections as it shuts down under continuous load, and closes promptly', async () => {
+    const { env, drop } = await freshStoreEnv(kind);
+    drops.push(drop);
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
+    const server = await startServer(config, {
+      port: 0,
+      host: '127.0.0.1',
+      logger: pino({ level: 'silent' }),
+      worker: false,
+    });
+    const statuses: number[] = [];
+    let load = true;
+    // A new connection every 10 ms, as a load balancer still sending would open them.
+    const loading = (async () => {
+      const sent: Promise<void>[] = [];
+      while (load) {
+        sent.push(
+          fetch(`${server.readApi}/healthz`, { headers: { connection: 'close' } }).then(
+            (res) => void statuses.push(res.status),
+            () => undefined,
+          ),
+        );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await Promise.all(sent);
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await server.close();
+    const took = Date.now() - started;
+    load = false;
+    await loading;
+    // Without refusing new connections the drain never sees a quiet moment and waits out its
+    // 10 s grace; every answer given is a 200.
+    expect(took).toBeLessThan(3000);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 200)).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import { Server as NetServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -227,14 +228,23 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
 class Activity {
   #inFlight = 0;
   #lastAt = Date.now();
+  /** Connections accepted that have not sent a request yet: each is answered before closing. */
+  readonly #unused = new Set<Socket>();
+  readonly #servers: TypedFastify[] = [];
   constructor(readonly closing: () => boolean) {}
 
   track(server: TypedFastify): void {
+    this.#servers.push(server);
+    server.server.on('connection', (socket: Socket) => {
+      this.#unused.add(socket);
+      socket.once('close', () => this.#unused.delete(socket));
+    });
     server.addHook('onSend', async (_request, reply, payload) => {
       if (this.closing()) reply.header('Connection', 'close');
       return payload;
     });
-    server.addHook('onRequest', async () => {
+    server.addHook('onRequest', async (request) => {
+      this.#unused.delete(request.raw.socket);
       this.#inFlight++;
       this.#lastAt = Date.now();
     });
@@ -245,13 +255,20 @@ class Activity {
   }
 
   /**
-   * Drain before closing: close() also drops idle keep-alive connections, and one whose
-   * request is read but not yet parsed (a busy event loop) looks idle. So the listeners keep
-   * listening until nothing is in flight and no request has come for a moment.
+   * Drain before closing: close() also drops idle keep-alive connections, and one accepted
+   * but not yet read (a busy event loop, a client slow to send) looks idle. So new connections
+   * are refused first, then the listeners wait until nothing is in flight, no request has come
+   * for a moment, and every connection already accepted has sent its request.
    */
   async drained(graceMs: number): Promise<void> {
+    // Stop listening, keeping every connection (net's close: http's would also drop idle
+    // keep-alive ones, on which a client may still be about to ask).
+    for (const server of this.#servers) NetServer.prototype.close.call(server.server);
     const by = Date.now() + graceMs;
-    while (Date.now() < by && (this.#inFlight > 0 || Date.now() - this.#lastAt < DRAIN_QUIET_MS)) {
+    while (
+      Date.now() < by &&
+      (this.#inFlight > 0 || this.#unused.size > 0 || Date.now() - this.#lastAt < DRAIN_QUIET_MS)
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
