@@ -1,26 +1,24 @@
 import { connect, createServer } from 'node:net';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
-import { startServer } from './server.ts';
-import { freshStoreEnv, storeKinds } from './testing/stores.ts';
+import { type Config, loadConfig } from './config.ts';
+import { type ServerOptions, startServer } from './server.ts';
+import { freshStores, storeKinds } from './testing/stores.ts';
 
 const ADMIN_TOKEN = 'server-test-admin-token';
 
+/** The whole service on loopback with a silent log: on free ports unless told otherwise. */
+function startQuiet(config: Config, options: Partial<ServerOptions> = {}) {
+  return startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }), ...options });
+}
+
 describe.each(storeKinds())('the whole service in process (%s store)', (kind) => {
-  const drops: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const drop of drops) await drop();
-  });
+  const freshEnv = freshStores(kind);
 
   it('starts every listener and the worker from one config, serves the demo, and closes all of it', async () => {
-    const { env, drop } = await freshStoreEnv(kind);
-    drops.push(drop);
+    const env = await freshEnv();
     const config = loadConfig({ ...env, ADMIN_TOKEN, MANAGEMENT_PORT: '0', LOG_LEVEL: 'silent' });
-    const server = await startServer(config, {
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'silent' }),
+    const server = await startQuiet(config, {
       demo: true,
     });
     expect(server.demoKey).toMatch(/^dr_live_/);
@@ -44,8 +42,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('says ready only once every listener answers: the management API listens before the read API', async () => {
-    const { env, drop } = await freshStoreEnv(kind);
-    drops.push(drop);
+    const env = await freshEnv();
     const [port, managementPort] = [await freePort(), await freePort()];
     const config = loadConfig({
       ...env,
@@ -75,7 +72,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
         await new Promise((r) => setTimeout(r, 2));
       }
     })();
-    const server = await startServer(config, { port, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+    const server = await startQuiet(config, { port });
     await Promise.race([watching, new Promise((r) => setTimeout(r, 5000))]);
     stop = true;
     await server.close();
@@ -83,14 +80,9 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('answers a connection accepted before shutdown even when its request comes after the quiet moment', async () => {
-    const { env, drop } = await freshStoreEnv(kind);
-    drops.push(drop);
+    const env = await freshEnv();
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
-    const server = await startServer(config, {
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'silent' }),
-    });
+    const server = await startQuiet(config);
     const { port } = new URL(server.readApi);
     // Accepted, but silent for far longer than the drain's quiet moment (300 ms): long enough
     // for every listener and the store to have closed, were it not waited for.
@@ -114,13 +106,9 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('stops accepting new connections as it shuts down under continuous load, and closes promptly', async () => {
-    const { env, drop } = await freshStoreEnv(kind);
-    drops.push(drop);
+    const env = await freshEnv();
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
-    const server = await startServer(config, {
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'silent' }),
+    const server = await startQuiet(config, {
       worker: false,
     });
     const statuses: number[] = [];

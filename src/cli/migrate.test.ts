@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dealroom } from '../testing/process.ts';
-import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { freshStores, storeKinds } from '../testing/stores.ts';
 
 const MIGRATIONS = [
   '001_initial',
@@ -13,14 +13,10 @@ const MIGRATIONS = [
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {
-  const drops: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const drop of drops) await drop();
-  });
+  const freshEnv = freshStores(kind);
 
   it('migrates only when told: other commands refuse a schema that is behind and name the command to run', async () => {
-    const { env, drop } = await freshStoreEnv(kind);
-    drops.push(drop);
+    const env = await freshEnv();
     const refused = await dealroom(['teams', 'list'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
@@ -44,8 +40,7 @@ describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000
   it.runIf(kind === 'postgres')(
     'serve on PostgreSQL refuses a schema that is behind unless MIGRATE_ON_START',
     async () => {
-      const { env, drop } = await freshStoreEnv(kind);
-      drops.push(drop);
+      const env = await freshEnv();
       const served = await dealroom(['serve', '--port', '0', '--no-worker'], env);
       expect(served.code).toBe(1);
       expect(served.stderr).toContain('Back the database up, then run: dealroom migrate');

@@ -1,13 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  replayDeadLetter,
-  replayEndpointDeadLetters,
-  retirePreviousSecrets,
-  rotateEndpointSecret,
-} from '../webhooks/commands.ts';
+import * as commands from '../webhooks/commands.ts';
 import { listAttempts, listDeadLetters, listEndpoints } from '../webhooks/repo.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
 
@@ -42,10 +35,14 @@ export async function webhooksCommand(ctx: CommandContext, args: string[]): Prom
   const limit = parseLimit(values.limit);
   switch (action) {
     case 'add': {
-      const { endpoint, secret } = await createEndpoint(writeContext(ctx), required(values.team, '--team'), {
-        url: required(values.url, '--url'),
-        events: values.events === undefined ? null : parseEvents(values.events),
-      });
+      const { endpoint, secret } = await commands.createEndpoint(
+        writeContext(ctx),
+        required(values.team, '--team'),
+        {
+          url: required(values.url, '--url'),
+          events: values.events === undefined ? null : parseEvents(values.events),
+        },
+      );
       ctx.err(
         `added endpoint ${endpoint.id} for team ${endpoint.teamId} (${endpoint.events?.join(', ') ?? 'every event type'}); its secret is shown only now:`,
       );
@@ -62,12 +59,12 @@ export async function webhooksCommand(ctx: CommandContext, args: string[]): Prom
     }
     case 'remove': {
       const id = required(positionals[0], 'ENDPOINT_ID');
-      await deleteEndpoint(writeContext(ctx), id);
+      await commands.deleteEndpoint(writeContext(ctx), id);
       ctx.out(`removed ${id}; its pending deliveries are dropped`);
       return;
     }
     case 'retire-secrets': {
-      const endpoint = await retirePreviousSecrets(
+      const endpoint = await commands.retirePreviousSecrets(
         writeContext(ctx),
         required(positionals[0], 'ENDPOINT_ID'),
       );
@@ -75,7 +72,7 @@ export async function webhooksCommand(ctx: CommandContext, args: string[]): Prom
       return;
     }
     case 'rotate-secret': {
-      const { endpoint, secret } = await rotateEndpointSecret(
+      const { endpoint, secret } = await commands.rotateEndpointSecret(
         writeContext(ctx),
         required(positionals[0], 'ENDPOINT_ID'),
       );
@@ -124,11 +121,11 @@ export async function webhooksCommand(ctx: CommandContext, args: string[]): Prom
       if (values.endpoint !== undefined) {
         if (positionals.length > 0)
           throw new UsageError(`give a dead letter id or --endpoint, not both\n${WEBHOOKS_USAGE}`);
-        const replayed = await replayEndpointDeadLetters(writeContext(ctx), values.endpoint);
+        const replayed = await commands.replayEndpointDeadLetters(writeContext(ctx), values.endpoint);
         ctx.out(`queued ${replayed} dead letter${replayed === 1 ? '' : 's'} of ${values.endpoint} again`);
         return;
       }
-      const letter = await replayDeadLetter(
+      const letter = await commands.replayDeadLetter(
         writeContext(ctx),
         required(positionals[0], 'DEAD_LETTER_ID or --endpoint'),
       );

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { systemClock } from '../core/clock.ts';
 import { tempDir } from '../testing/temp.ts';
+import type { Database } from './database.ts';
 import { openEmbedded, StatementTimeoutError } from './embedded.ts';
 
 /** A statement that keeps PGlite busy for seconds. */
@@ -34,12 +35,7 @@ describe('the embedded store runs in a worker thread', () => {
       await expect(db.query<{ x: number }>('SELECT 1 AS x')).resolves.toEqual([{ x: 1 }]);
       // A transaction caught by the timeout fails as a whole, and nothing of it remains.
       await db.exec('CREATE TABLE t (a int)');
-      await expect(
-        db.transaction(async (tx) => {
-          await tx.query('INSERT INTO t VALUES (1)');
-          await tx.query(SLOW);
-        }),
-      ).rejects.toBeInstanceOf(StatementTimeoutError);
+      await expectTimedOut(db, 'INSERT INTO t VALUES (1)');
       // In memory, a new worker starts from an empty store (a folder would be recovered).
       await expect(db.query("SELECT to_regclass('t') IS NULL AS gone")).resolves.toEqual([{ gone: true }]);
     } finally {
@@ -52,15 +48,20 @@ describe('the embedded store runs in a worker thread', () => {
     try {
       await db.exec('CREATE TABLE kept (a int)');
       await db.query('INSERT INTO kept VALUES (1), (2)');
-      await expect(
-        db.transaction(async (tx) => {
-          await tx.query('INSERT INTO kept VALUES (3)');
-          await tx.query(SLOW);
-        }),
-      ).rejects.toBeInstanceOf(StatementTimeoutError);
+      await expectTimedOut(db, 'INSERT INTO kept VALUES (3)');
       await expect(db.query('SELECT a FROM kept ORDER BY a')).resolves.toEqual([{ a: 1 }, { a: 2 }]);
     } finally {
       await db.close();
     }
   });
 });
+
+/** A transaction that writes, then runs past the time limit: it fails as a timeout. */
+async function expectTimedOut(db: Database, write: string): Promise<void> {
+  await expect(
+    db.transaction(async (tx) => {
+      await tx.query(write);
+      await tx.query(SLOW);
+    }),
+  ).rejects.toBeInstanceOf(StatementTimeoutError);
+}

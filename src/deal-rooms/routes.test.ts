@@ -75,37 +75,25 @@ describe.each(storeKinds())('deal rooms (%s store)', (kind) => {
       ],
     });
 
+    // Every field of the list, exactly; the detail adds the two engagement figures.
+    const listed = {
+      id: room.id,
+      name: 'Falcon',
+      description: 'desc',
+      status: 'archived',
+      documentCount: 1,
+      linkCount: 2,
+      totalViews: 3,
+      createdAt: '2026-01-10T09:00:00.000Z',
+      updatedAt: '2026-01-10T09:00:00.000Z',
+    };
     const list = await api.get('/v1/deal-rooms?status=archived', key);
-    expect(list.body.data).toEqual([
-      {
-        id: room.id,
-        name: 'Falcon',
-        description: 'desc',
-        status: 'archived',
-        documentCount: 1,
-        linkCount: 2,
-        totalViews: 3,
-        createdAt: '2026-01-10T09:00:00.000Z',
-        updatedAt: '2026-01-10T09:00:00.000Z',
-      },
-    ]);
+    expect(list.body.data).toEqual([listed]);
 
     const one = await api.get(`/v1/deal-rooms/${room.id}`, key);
     expect(one.status).toBe(200);
     expect(one.body).toEqual({
-      data: {
-        id: room.id,
-        name: 'Falcon',
-        description: 'desc',
-        status: 'archived',
-        documentCount: 1,
-        linkCount: 2,
-        totalViews: 3,
-        uniqueViewers: 2,
-        avgViewDurationSeconds: 15,
-        createdAt: '2026-01-10T09:00:00.000Z',
-        updatedAt: '2026-01-10T09:00:00.000Z',
-      },
+      data: { ...listed, uniqueViewers: 2, avgViewDurationSeconds: 15 },
       meta: { apiVersion: '2026-04-01' },
     });
   });

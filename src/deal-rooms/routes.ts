@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { ListEnvelope, list, SingleEnvelope, single } from '../core/envelope.ts';
-import { toPageRequest } from '../core/query.ts';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ListEnvelope, list, type Page, SingleEnvelope, single } from '../core/envelope.ts';
+import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
@@ -13,6 +13,39 @@ import { getDealRoom, listDealRooms } from './service.ts';
 export const RoomParams = Type.Object({
   id: Type.String({ description: 'Deal room id (a UUID)' }),
 });
+
+/** A read route listing one kind of a room's contents, a page at a time. */
+export interface RoomListRoute<T extends TSchema> {
+  url: `/deal-rooms/:id/${string}`;
+  operationId: string;
+  summary: string;
+  description: string;
+  item: T;
+  /** The page of the caller's team's room; a room the team cannot see is a 404. */
+  list(teamId: string, roomId: string, pageRequest: PageRequest): Promise<Page<unknown>>;
+}
+
+export function roomListRoute<T extends TSchema>(app: TypedFastify, route: RoomListRoute<T>): void {
+  app.get(
+    route.url,
+    {
+      schema: {
+        operationId: route.operationId,
+        tags: ['Deal rooms'],
+        summary: route.summary,
+        description: route.description,
+        params: RoomParams,
+        querystring: PaginationQuery,
+        response: responses(ListEnvelope(route.item), { validates: true, hasRoomId: true }),
+      },
+    },
+    async (request) => {
+      const pageRequest = toPageRequest(request.query);
+      const page = await route.list(request.caller.teamId, request.params.id, pageRequest);
+      return list(page, pageRequest);
+    },
+  );
+}
 
 export function dealRoomRoutes(app: TypedFastify, { db }: RouteDeps): void {
   app.get(

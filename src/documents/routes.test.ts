@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { load, make, roomWithKey, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 
@@ -7,9 +7,7 @@ describe.each(storeKinds())('documents (%s store)', (kind) => {
   const s = useApi(kind);
 
   it('lists only published documents, by position then id, with every field', async () => {
-    const { teamId, key } = await teamWithKey(s.db, s.clock);
-    const room = make.room(teamId);
-    const roomId = room.id as string;
+    const { key, room, roomId } = await roomWithKey(s.db, s.clock);
     const second = make.document(roomId, {
       name: 'Deck.pdf',
       position: 2,

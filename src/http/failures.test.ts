@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Response as LightMyRequestResponse } from 'light-my-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { ManualClock } from '../core/clock.ts';
@@ -169,12 +170,7 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
         [1, 2, 3].map(() => app.inject({ url: '/v1/deal-rooms', headers: { 'x-api-key': key } })),
       );
       for (const res of answers) {
-        expect(res.statusCode).toBe(503);
-        expect(res.headers['retry-after']).toBe('1');
-        expect(res.json()).toEqual({
-          error: 'Service is busy, try again shortly',
-          code: 'service_unavailable',
-        });
+        expectBusy(res);
       }
       release.open();
       await holding;
@@ -226,12 +222,7 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
     try {
       await lockTaken;
       const res = await app.inject({ url: `/v1/deal-rooms/${room.id}`, headers: { 'x-api-key': key } });
-      expect(res.statusCode).toBe(503);
-      expect(res.headers['retry-after']).toBe('1');
-      expect(res.json()).toEqual({
-        error: 'Service is busy, try again shortly',
-        code: 'service_unavailable',
-      });
+      expectBusy(res);
       release.open();
       await holding;
       const after = await app.inject({ url: `/v1/deal-rooms/${room.id}`, headers: { 'x-api-key': key } });
@@ -264,4 +255,11 @@ function capturedLogger(level: string, chunks: string[]): never {
     },
   });
   return { level, stream } as never;
+}
+
+/** The answer a request gets when the store cannot take it in time: a 503 to retry in a second. */
+function expectBusy(res: LightMyRequestResponse): void {
+  expect(res.statusCode).toBe(503);
+  expect(res.headers['retry-after']).toBe('1');
+  expect(res.json()).toEqual({ error: 'Service is busy, try again shortly', code: 'service_unavailable' });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_APP_URL } from '../testing/app.ts';
-import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { load, make, roomWithKey, teamWithKey } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 
@@ -8,9 +8,7 @@ describe.each(storeKinds())('links (%s store)', (kind) => {
   const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z
 
   it('renders url, isActive, requiresPassword and all-time clicks; never the password', async () => {
-    const { teamId, key } = await teamWithKey(s.db, s.clock);
-    const room = make.room(teamId);
-    const roomId = room.id as string;
+    const { key, room, roomId } = await roomWithKey(s.db, s.clock);
     const open = make.link(roomId, {
       name: 'Open',
       shortId: 'open-1',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, recordedEvents, useManagement } from '../testing/management.ts';
+import { ADMIN_TOKEN, managedRoom, recordedEvents, useManagement } from '../testing/management.ts';
 import { storeKinds } from '../testing/stores.ts';
 
 const MINUTE = 60_000;
@@ -10,16 +10,7 @@ describe.each(storeKinds())('management API (%s store)', (kind) => {
   /** A team with a read key, a room, a published document and a link. */
   async function setup() {
     s.clock.advance(MINUTE);
-    const teamId = (await s.admin.post('/teams', { name: 'Acme Capital' })).body.data.id as string;
-    const key = (await s.admin.post(`/teams/${teamId}/keys`, { name: 'crm' })).body.data.key as string;
-    const roomId = (await s.admin.post(`/teams/${teamId}/deal-rooms`, { name: 'Falcon' })).body.data
-      .id as string;
-    const documentId = (
-      await s.admin.post(`/deal-rooms/${roomId}/documents`, { name: 'Deck.pdf', status: 'published' })
-    ).body.data.id as string;
-    const linkId = (await s.admin.post(`/deal-rooms/${roomId}/links`, { name: 'Investors' })).body.data
-      .id as string;
-    return { teamId, key, roomId, documentId, linkId };
+    return managedRoom(s.admin, { team: 'Acme Capital', room: 'Falcon', link: 'Investors' });
   }
   const read = async (url: string, key: string) => (await s.api.get(url, key)).body;
   const lastEvent = async (type: string) =>

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, recordedEvents, useManagement } from '../testing/management.ts';
+import { ADMIN_TOKEN, managedRoom, recordedEvents, useManagement } from '../testing/management.ts';
 import { storeKinds } from '../testing/stores.ts';
 
 const MINUTE = 60_000;
@@ -11,15 +11,7 @@ describe.each(storeKinds())('odd input to the management API (%s store)', (kind)
 
   async function setup() {
     s.clock.advance(MINUTE);
-    const teamId = (await s.admin.post('/teams', { name: 'Odd' })).body.data.id as string;
-    const roomId = (await s.admin.post(`/teams/${teamId}/deal-rooms`, { name: 'Room' })).body.data
-      .id as string;
-    const documentId = (
-      await s.admin.post(`/deal-rooms/${roomId}/documents`, { name: 'Deck.pdf', status: 'published' })
-    ).body.data.id as string;
-    const linkId = (await s.admin.post(`/deal-rooms/${roomId}/links`, { name: 'Link' })).body.data
-      .id as string;
-    return { teamId, roomId, documentId, linkId };
+    return managedRoom(s.admin, { team: 'Odd', room: 'Room', link: 'Link' });
   }
 
   it('refuses U+0000 and unpaired surrogates in any string with a 400 naming the field', async () => {

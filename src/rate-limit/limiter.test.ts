@@ -97,17 +97,20 @@ describe('memory rate limiter bounds', () => {
 describe('rateLimitHeaders', () => {
   const limits = { perKey: 1000, perTeam: 3000, windowMs: HOUR };
   const now = T0;
-
-  it('reports the tighter budget in X-RateLimit-* and both in the IETF pair', () => {
-    const headers = rateLimitHeaders(
+  /** The headers for a decision with this much left of each budget, resetting so long from now. */
+  const headersFor = (allowed: boolean, key: [number, number], team: [number, number]) =>
+    rateLimitHeaders(
       {
-        allowed: true,
-        key: { limit: 1000, remaining: 998, resetAtMs: now + 3_412_000 },
-        team: { limit: 3000, remaining: 2950, resetAtMs: now + 3_412_000 },
+        allowed,
+        key: { limit: limits.perKey, remaining: key[0], resetAtMs: now + key[1] },
+        team: { limit: limits.perTeam, remaining: team[0], resetAtMs: now + team[1] },
       },
       limits,
       now,
     );
+
+  it('reports the tighter budget in X-RateLimit-* and both in the IETF pair', () => {
+    const headers = headersFor(true, [998, 3_412_000], [2950, 3_412_000]);
     expect(headers).toEqual({
       'X-RateLimit-Limit': '1000',
       'X-RateLimit-Remaining': '998',
@@ -118,15 +121,7 @@ describe('rateLimitHeaders', () => {
   });
 
   it('picks the team when it has less left, and says when a refused request may retry', () => {
-    const headers = rateLimitHeaders(
-      {
-        allowed: false,
-        key: { limit: 1000, remaining: 10, resetAtMs: now + 100_000 },
-        team: { limit: 3000, remaining: 0, resetAtMs: now + 1_500 },
-      },
-      limits,
-      now,
-    );
+    const headers = headersFor(false, [10, 100_000], [0, 1_500]);
     expect(headers['X-RateLimit-Limit']).toBe('3000');
     expect(headers['X-RateLimit-Remaining']).toBe('0');
     expect(headers['Retry-After']).toBe('2');

@@ -74,3 +74,10 @@ export async function teamWithKey(db: Database, clock: Clock, team: Raw = make.t
   );
   return { teamId: team.id as string, key, keyId: apiKey.id };
 }
+
+/** A team with a key and one room (not yet loaded: pass it to `load` with its contents). */
+export async function roomWithKey(db: Database, clock: Clock) {
+  const team = await teamWithKey(db, clock);
+  const room = make.room(team.teamId);
+  return { ...team, room, roomId: room.id as string };
+}

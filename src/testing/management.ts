@@ -96,3 +96,20 @@ function parsed(text: string, type: unknown): unknown {
   if (!text) return undefined;
   return String(type).startsWith('application/json') ? JSON.parse(text) : text;
 }
+
+/** Through the management API: a team with a read key, a room, a published document and a link. */
+export async function managedRoom(
+  admin: ManagementSuite['admin'],
+  names: { team: string; room: string; link: string },
+) {
+  const teamId = (await admin.post('/teams', { name: names.team })).body.data.id as string;
+  const key = (await admin.post(`/teams/${teamId}/keys`, { name: 'crm' })).body.data.key as string;
+  const roomId = (await admin.post(`/teams/${teamId}/deal-rooms`, { name: names.room })).body.data
+    .id as string;
+  const documentId = (
+    await admin.post(`/deal-rooms/${roomId}/documents`, { name: 'Deck.pdf', status: 'published' })
+  ).body.data.id as string;
+  const linkId = (await admin.post(`/deal-rooms/${roomId}/links`, { name: names.link })).body.data
+    .id as string;
+  return { teamId, key, roomId, documentId, linkId };
+}

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
@@ -45,6 +45,22 @@ export async function openTestStore(
       await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await db.close();
     },
+  };
+}
+
+/**
+ * For a suite that wants a fresh store per test: each call gives the environment of a new
+ * store of the kind, and every one is dropped after the suite.
+ */
+export function freshStores(kind: StoreKind): () => Promise<Record<string, string>> {
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+  });
+  return async () => {
+    const { env, drop } = await freshStoreEnv(kind);
+    drops.push(drop);
+    return env;
   };
 }
 
