@@ -10,6 +10,7 @@ const MIGRATIONS = [
   '005_webhook_delivery',
   '006_previous_secrets',
   '007_event_retention',
+  '008_deleted_room_events',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

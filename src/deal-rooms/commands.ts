@@ -1,7 +1,7 @@
 import { applyTeamRooms } from '../aggregates/deltas.ts';
 import { ApiError, apiErrors } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { forgetRoomEvents, recordEvent } from '../events/outbox.ts';
 import { linkIdsOfRoom } from '../links/repo.ts';
 import { teamExists } from '../teams/repo.ts';
 import { removeRoomEvents } from '../write/cascade.ts';
@@ -88,6 +88,7 @@ export async function deleteDealRoom(ctx: WriteContext, id: string): Promise<voi
     if (!room) throw notFound();
     await exclusiveGuards(tx, await linkIdsOfRoom(tx, id));
     await removeRoomEvents(tx, id);
+    await forgetRoomEvents(tx, id);
     await deleteDealRoomRow(tx, id);
     await applyTeamRooms(tx, [
       {
@@ -96,7 +97,12 @@ export async function deleteDealRoom(ctx: WriteContext, id: string): Promise<voi
         archived: room.status === 'archived' ? -1 : 0,
       },
     ]);
-    await recordEvent(tx, room.team_id, 'deal_room.deleted', toDealRoomDetail(room));
+    await recordEvent(
+      tx,
+      { teamId: room.team_id, dealRoomId: room.id },
+      'deal_room.deleted',
+      toDealRoomDetail(room),
+    );
   });
 }
 
@@ -111,6 +117,6 @@ async function changed(
 ): Promise<ManagedDealRoom> {
   const room = await loadRoom(tx, id);
   if (!room) throw notFound();
-  await recordEvent(tx, room.team_id, type, toDealRoomDetail(room));
+  await recordEvent(tx, { teamId: room.team_id, dealRoomId: room.id }, type, toDealRoomDetail(room));
   return managed(room);
 }

@@ -402,6 +402,61 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     expect(left.map((e) => e.id)).toEqual([events[1]?.id]);
   });
 
+  it("removes a deleted room's earlier events once nothing is pending for them, after delivering its deal_room.deleted", async () => {
+    const t = await team();
+    const kept = await room(t.teamId, 'Kept');
+    const gone = await room(t.teamId, 'Gone');
+    const typesOf = async (roomId: string) =>
+      (await recordedEvents(db))
+        .filter(
+          (e) =>
+            (e.type.startsWith('deal_room.')
+              ? e.data.id
+              : (roomOf.get(e.data.id as string) ?? e.data.dealRoomId)) === roomId,
+        )
+        .map((e) => e.type)
+        .sort();
+    const roomOf = new Map<string, string>();
+    const documentId = (
+      await admin.post(`/deal-rooms/${gone}/documents`, { name: 'Deck.pdf', status: 'published' })
+    ).body.data.id as string;
+    const linkId = (await admin.post(`/deal-rooms/${gone}/links`, { name: 'Investors' })).body.data
+      .id as string;
+    roomOf.set(documentId, gone).set(linkId, gone);
+    const view = await admin.post(`/links/${linkId}/views`, {
+      documentId,
+      viewer: { email: 'ana@example.com' },
+    });
+    expect(view.status).toBe(201);
+    const before = [
+      'deal_room.created',
+      'document.created',
+      'link.created',
+      'view.started',
+      'viewer.created',
+    ];
+    expect(await typesOf(gone)).toEqual(before);
+    // Nothing delivered yet: the deletion leaves its earlier events for the worker to deliver first.
+    expect((await admin.del(`/deal-rooms/${gone}`)).status).toBe(204);
+    expect(await typesOf(gone)).toEqual([...before, 'deal_room.deleted'].sort());
+    startWorker();
+    await until(async () => (await typesOf(gone)).length === 1, 'the removal');
+    expect(await typesOf(gone)).toEqual(['deal_room.deleted']);
+    // Every one of them reached the endpoint before it went, the viewer's email included.
+    const delivered = receiver
+      .to(t.path)
+      .map((r) => JSON.parse(r.body) as { type: string; data: { id: string } });
+    expect(
+      delivered
+        .filter((e) => e.data.id !== kept)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual([...before, 'deal_room.deleted'].sort());
+    expect(delivered.some((e) => JSON.stringify(e).includes('ana@example.com'))).toBe(true);
+    // Another room's events stay.
+    expect(await typesOf(kept)).toEqual(['deal_room.created']);
+  });
+
   it('prunes attempts older than 30 days and Idempotency-Key answers older than 24 hours', async () => {
     const t = await team();
     await room(t.teamId);

@@ -231,3 +231,25 @@ export async function pruneEvents(db: Queryable, before: Date): Promise<number> 
     if (rows.length < EVENTS_PER_PRUNE) return pruned;
   }
 }
+
+/**
+ * Removes the events of deleted rooms (marked by the deletion: events/outbox.ts) once
+ * nothing is pending for them, with their deliveries, dead letters and attempts: their
+ * payloads hold the room's viewers' emails. Returns how many went.
+ */
+export async function pruneDeletedRoomEvents(db: Queryable): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const rows = await db.query<{ id: string }>(
+      `DELETE FROM webhook_events WHERE id IN (
+         SELECT e.id FROM webhook_events e
+          WHERE e.room_deleted
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.state = 'pending')
+          LIMIT $1)
+       RETURNING id`,
+      [EVENTS_PER_PRUNE],
+    );
+    pruned += rows.length;
+    if (rows.length < EVENTS_PER_PRUNE) return pruned;
+  }
+}

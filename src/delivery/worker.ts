@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   pruneAttempts,
+  pruneDeletedRoomEvents,
   pruneEvents,
   recordAttempts,
   releaseClaims,
@@ -163,6 +164,8 @@ export class DeliveryWorker {
       this.#lastExpiryCheck = now;
       const raised = await raiseLinkExpiries(this.#writeContext());
       if (raised > 0) this.#options.logger.info({ links: raised }, 'link.expired raised');
+      const removed = await pruneDeletedRoomEvents(this.#options.db);
+      if (removed > 0) this.#options.logger.info({ events: removed }, "deleted rooms' events removed");
     }
     if (now - this.#lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
       this.#lastHousekeeping = now;

@@ -124,7 +124,12 @@ export async function deleteDocument(ctx: WriteContext, id: string): Promise<voi
     await applyRoomChange(tx, document.deal_room_id, {
       publishedDocuments: document.status === 'published' ? -1 : 0,
     });
-    await recordEvent(tx, document.team_id, 'document.deleted', toDocument(document));
+    await recordEvent(
+      tx,
+      { teamId: document.team_id, dealRoomId: document.deal_room_id },
+      'document.deleted',
+      toDocument(document),
+    );
   });
 }
 
@@ -143,6 +148,11 @@ async function changed(
 ): Promise<ManagedDocument> {
   const document = await loadDocument(tx, id);
   if (!document) throw notFound();
-  await recordEvent(tx, document.team_id, type, toDocument(document));
+  await recordEvent(
+    tx,
+    { teamId: document.team_id, dealRoomId: document.deal_room_id },
+    type,
+    toDocument(document),
+  );
   return managed(document);
 }

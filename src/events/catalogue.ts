@@ -48,7 +48,13 @@ export type DataOf<T extends EventType> = T extends keyof EventData ? EventData[
 export type EventDataOf<Map extends Record<string, TSchema>> = { [T in keyof Map]: Static<Map[T]> };
 
 /** An event to record: what it is about and the resource as it stands after the change. */
-export type NewEvent = { [T in EventType]: { teamId: string; type: T; data: DataOf<T> } }[EventType];
+/** Whose an event is: every event belongs to one team's deal room. */
+export interface EventOwner {
+  teamId: string;
+  dealRoomId: string;
+}
+
+export type NewEvent = { [T in EventType]: EventOwner & { type: T; data: DataOf<T> } }[EventType];
 
 /** What a receiver gets: the envelope of every event, `data` the resource after the change. */
 export type EventPayload = {

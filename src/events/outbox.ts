@@ -1,7 +1,7 @@
 import { API_VERSION } from '../core/envelope.ts';
 import { newId } from '../core/ids.ts';
 import type { WriteTx } from '../write/transaction.ts';
-import type { DataOf, EventPayload, EventType, NewEvent, RecordedEvent } from './catalogue.ts';
+import type { DataOf, EventOwner, EventPayload, EventType, NewEvent, RecordedEvent } from './catalogue.ts';
 
 export type { NewEvent } from './catalogue.ts';
 
@@ -12,11 +12,11 @@ export type { NewEvent } from './catalogue.ts';
  */
 export async function recordEvent<T extends EventType>(
   tx: WriteTx,
-  teamId: string,
+  owner: EventOwner,
   type: T,
   data: DataOf<T>,
 ): Promise<void> {
-  await recordEvents(tx, [{ teamId, type, data } as NewEvent]);
+  await recordEvents(tx, [{ ...owner, type, data } as NewEvent]);
 }
 
 /** Several events in one statement (a batch of writes); their ids, in the given order. */
@@ -38,9 +38,10 @@ export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Pr
   );
   await tx.query(
     `WITH event AS (
-       INSERT INTO webhook_events (id, team_id, type, payload, created_at)
-       SELECT id, team_id, type, payload, $5 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[])
-           AS e(id, team_id, type, payload)
+       INSERT INTO webhook_events (id, team_id, deal_room_id, type, payload, created_at)
+       SELECT id, team_id, deal_room_id, type, payload, $5
+         FROM unnest($1::uuid[], $2::uuid[], $6::uuid[], $3::text[], $4::json[])
+           AS e(id, team_id, deal_room_id, type, payload)
        RETURNING id, team_id, type
      )
      INSERT INTO webhook_deliveries
@@ -54,8 +55,19 @@ export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Pr
       events.map((e) => e.type),
       payloads.map((p) => JSON.stringify(p)),
       tx.now,
+      events.map((e) => e.dealRoomId),
     ],
   );
   tx.events.push(...recorded);
   return recorded;
+}
+
+/**
+ * Marks the events recorded so far for a room being deleted: their payloads hold its
+ * viewers' emails, so the worker removes them once nothing is pending for them
+ * (delivery/queue.ts). Events recorded after this, the room's deal_room.deleted among them,
+ * are not marked.
+ */
+export async function forgetRoomEvents(tx: WriteTx, dealRoomId: string): Promise<void> {
+  await tx.query('UPDATE webhook_events SET room_deleted = true WHERE deal_room_id = $1', [dealRoomId]);
 }

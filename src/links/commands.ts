@@ -138,7 +138,12 @@ export async function deleteLink(ctx: WriteContext, id: string): Promise<void> {
     await removeLinkEvents(tx, link.deal_room_id, id);
     await deleteLinkRow(tx, id);
     await applyRoomChange(tx, link.deal_room_id, { links: -1 });
-    await recordEvent(tx, link.team_id, 'link.deleted', toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
+    await recordEvent(
+      tx,
+      { teamId: link.team_id, dealRoomId: link.deal_room_id },
+      'link.deleted',
+      toLink(link, { appUrl: ctx.appUrl, now: tx.now }),
+    );
   });
 }
 
@@ -195,7 +200,12 @@ async function recordChange(
   link: LinkRecord,
   type: 'link.created' | 'link.updated' | 'link.deactivated' | 'link.expired',
 ): Promise<ManagedLink> {
-  await recordEvent(tx, link.team_id, type, toLink(link, { appUrl: ctx.appUrl, now: tx.now }));
+  await recordEvent(
+    tx,
+    { teamId: link.team_id, dealRoomId: link.deal_room_id },
+    type,
+    toLink(link, { appUrl: ctx.appUrl, now: tx.now }),
+  );
   return managed(ctx, tx, link);
 }
 

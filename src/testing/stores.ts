@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
-import { migrate } from '../db/migrate.ts';
+import { loadMigrations, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
 import { tempDir } from './temp.ts';
 
@@ -29,16 +29,17 @@ export function postgresUrl(): string {
 export async function openTestStore(
   kind: StoreKind,
   pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number; lockTimeoutMs?: number } = {},
+  migrations = loadMigrations(),
 ): Promise<Database> {
   if (kind === 'embedded') {
     const db = await openEmbedded(undefined);
-    await migrate(db);
+    await migrate(db, migrations);
     return db;
   }
   const url = inject('postgresUrl');
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await openPostgres({ connectionString: url, schema, maxConnections: 4, ...pool });
-  await migrate(db);
+  await migrate(db, migrations);
   return {
     ...db,
     async close() {

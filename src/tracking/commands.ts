@@ -57,7 +57,7 @@ export async function completeView(
     };
     await applyViewDuration(tx, view, input.durationSeconds);
     const rendered = renderView(view);
-    await recordEvent(tx, row.team_id, 'view.completed', rendered);
+    await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);
     return rendered;
   });
 }
@@ -93,7 +93,12 @@ export async function recordDownload(
     await insertDownload(tx, fact, allowed);
     if (allowed) await applyDownloads(tx, downloadRows([fact]));
     const download = { ...fact, at: at.toISOString() };
-    await recordEvent(tx, target.teamId, allowed ? 'download.created' : 'download.denied', download);
+    await recordEvent(
+      tx,
+      { teamId: target.teamId, dealRoomId: target.roomId },
+      allowed ? 'download.created' : 'download.denied',
+      download,
+    );
     return { allowed, download };
   });
 }

@@ -226,13 +226,18 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
     const view = views[i] as ViewFact;
     const rendered = renderView(view);
     p.outcome = { ok: true, value: rendered };
-    events.push({ teamId, type: 'view.started', data: rendered });
+    events.push({ teamId, dealRoomId: view.dealRoomId, type: 'view.started', data: rendered });
     owners.push(p);
     const kind = kinds[i];
     if (kind) {
       const row = viewers.get(view.viewerId);
       if (!row) throw new Error('a viewer with a view has no row');
-      events.push({ teamId, type: kind, data: { ...toViewer(row), dealRoomId: view.dealRoomId } });
+      events.push({
+        teamId,
+        dealRoomId: view.dealRoomId,
+        type: kind,
+        data: { ...toViewer(row), dealRoomId: view.dealRoomId },
+      });
       owners.push(p);
     }
   });
