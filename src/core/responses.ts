@@ -22,7 +22,7 @@ export function responses<T extends TSchema>(
 export function answers<S extends number, T extends TSchema>(status: S, success: T, ...errors: number[]) {
   return {
     [status]: success,
-    ...Object.fromEntries([401, 500, 503, ...errors].map((code) => [code, ErrorSchema])),
+    ...Object.fromEntries([401, 429, 500, 503, ...errors].map((code) => [code, ErrorSchema])),
   } as { [K in S]: T };
 }
 

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
+import { FailureThrottle } from '../core/failure-throttle.ts';
 import { isUuid } from '../core/ids.ts';
 import { createMetrics, type Metrics } from '../core/metrics.ts';
 import { unstorableTextAt } from '../core/text.ts';
@@ -21,6 +22,7 @@ import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-r
 import { createViewStartWriter, type StartView } from '../tracking/view-starts.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
+import { managementMetrics } from './metrics.ts';
 import { decorateManagementDocument } from './openapi.ts';
 import { adminTokenChecker } from './token.ts';
 
@@ -38,6 +40,8 @@ export interface ManagementDeps {
   startView?: StartView | undefined;
 }
 
+/** Failed admin-token requests one client address may make before it waits out the window. */
+export const ADMIN_TOKEN_THROTTLE = { limit: 10, windowMs: 60_000 };
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const BODY_LIMIT = 64 * 1024;
 
@@ -92,10 +96,25 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   });
 
   const checkToken = adminTokenChecker(deps.adminToken);
-  // Every request, the OpenAPI document included (contract.md section 6).
+  const tokenFailures = managementMetrics(metrics).tokenFailures;
+  const throttle = new FailureThrottle(ADMIN_TOKEN_THROTTLE);
+  // Every request, the OpenAPI document included (contract.md section 6). A client address
+  // that sent a wrong or missing token too often waits, whatever it sends next.
   app.addHook('onRequest', async (request) => {
+    const nowMs = deps.clock.now().getTime();
+    const wait = throttle.waitSeconds(request.ip, nowMs);
+    if (wait > 0) {
+      tokenFailures.inc({ reason: 'throttled' });
+      throw new ApiError('rate_limit', 'Too many requests with a wrong admin token; try again later', {
+        'Retry-After': String(wait),
+      });
+    }
     const refused = checkToken(request.headers.authorization);
-    if (refused) throw refused;
+    if (refused) {
+      tokenFailures.inc({ reason: refused.message === 'Admin token is required' ? 'missing' : 'invalid' });
+      throttle.fail(request.ip, nowMs);
+      throw refused;
+    }
   });
   // Ids are compared and stored as lower-case UUIDs: one sent in upper case is not echoed so.
   app.addHook('preValidation', async (request) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, managedRoom, recordedEvents, useManagement } from '../testing/management.ts';
 import { storeKinds } from '../testing/stores.ts';
+import { ADMIN_TOKEN_THROTTLE } from './app.ts';
 
 const MINUTE = 60_000;
 
@@ -33,6 +34,36 @@ describe.each(storeKinds())('management API (%s store)', (kind) => {
     expect(metrics.body).toMatch(
       /^dealroom_http_request_duration_seconds_count\{api="management",route="\/teams",status="201"\} [1-9]/m,
     );
+  });
+
+  it('counts failed admin-token requests and makes an address that keeps failing wait, whatever it sends', async () => {
+    const from = (remoteAddress: string, authorization?: string) =>
+      s.admin.app.inject({
+        method: 'GET',
+        url: '/teams',
+        remoteAddress,
+        headers: authorization ? { authorization } : {},
+      });
+    const guesser = '203.0.113.7';
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.limit; i++) {
+      expect((await from(guesser, i % 2 ? undefined : `Bearer guess-${i}`)).statusCode).toBe(401);
+    }
+    s.clock.advance(20_000);
+    const waiting = await from(guesser, `Bearer ${ADMIN_TOKEN}`);
+    expect(waiting.statusCode).toBe(429);
+    expect(waiting.json()).toEqual({
+      error: 'Too many requests with a wrong admin token; try again later',
+      code: 'rate_limit',
+    });
+    expect(waiting.headers['retry-after']).toBe('40');
+    // Another address is not held back, and the guesser may try again once the window has passed.
+    expect((await from('203.0.113.8', `Bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
+    s.clock.advance(40_000);
+    expect((await from(guesser, `Bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
+    const metrics = (await s.admin.get('/metrics')).body as string;
+    expect(metrics).toMatch(/^dealroom_admin_token_failures_total\{reason="invalid"\} ([5-9]|\d\d)/m);
+    expect(metrics).toMatch(/^dealroom_admin_token_failures_total\{reason="missing"\} ([5-9]|\d\d)/m);
+    expect(metrics).toMatch(/^dealroom_admin_token_failures_total\{reason="throttled"\} 1$/m);
   });
 
   it('keeps a room, its documents and links, and emits their events rendered as the read API shows them', async () => {

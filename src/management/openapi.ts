@@ -22,6 +22,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   '403': 'Refused by the rules (a download the link or the document does not allow)',
   '404': 'No such resource (also for an id that is not a UUID)',
   '409': 'In conflict with the current state (a limit reached, a duplicate, already done)',
+  '429': 'This address sent a wrong admin token too often: retry after Retry-After',
   '500': 'An unexpected failure (details are only in the server log)',
   '503': 'Saturated: retry after Retry-After',
 };
