@@ -112,10 +112,15 @@ export interface AttemptRecord {
   delivery: ClaimedDelivery;
   attemptedAt: Date;
   status: number | null;
+  /**
+   * As the team sees it: how long the answer took, or 0 when none came, so the attempt list
+   * cannot tell a refused port from a silent one.
+   */
   durationMs: number;
   error: string | null;
-  /** The operator's reason (logged, not recorded). */
+  /** The operator's reason and the real time taken (logged, not recorded). */
   detail?: string | undefined;
+  elapsedMs?: number | undefined;
   next: { state: 'succeeded' } | { state: 'pending'; at: Date } | { state: 'dead' };
 }
 

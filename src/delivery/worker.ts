@@ -222,9 +222,10 @@ export class DeliveryWorker {
       delivery,
       attemptedAt,
       status: result.status,
-      durationMs: result.durationMs,
+      durationMs: result.status === null ? 0 : result.durationMs,
       error: result.error,
       detail: result.detail,
+      elapsedMs: result.durationMs,
       next:
         step.kind === 'retry'
           ? { state: 'pending', at: new Date(clock.now().getTime() + step.delayMs) }
@@ -278,6 +279,7 @@ export class DeliveryWorker {
       attempt: delivery.attempts + 1,
       status: record.status,
       error: record.detail ?? record.error,
+      durationMs: record.elapsedMs,
     };
     if (next.state === 'pending') {
       logger.warn(

@@ -39,7 +39,7 @@ export const AttemptSchema = Type.Object(
     type: EventTypeSchema,
     attemptedAt: Timestamp('When it was sent'),
     status: Nullable(Type.Integer(), 'HTTP status; null on a timeout or network error'),
-    durationMs: Type.Integer(),
+    durationMs: Type.Integer({ description: 'Milliseconds until the answer; 0 when none came' }),
     error: Nullable(Type.String()),
   },
   strict,
