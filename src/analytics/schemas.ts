@@ -85,6 +85,7 @@ export const AnalyticsSchema = Type.Object(
         ],
       },
     ],
+    title: 'Analytics',
   },
 );
 

@@ -22,7 +22,7 @@ export const PaginationSchema = Type.Object(
     total: Type.Integer({ description: 'Number of items in all pages' }),
     totalPages: Type.Integer({ description: 'ceil(total / perPage); 0 when there are no items' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Pagination' },
 );
 
 export const ErrorSchema = Type.Object(
@@ -30,7 +30,7 @@ export const ErrorSchema = Type.Object(
     error: Type.String({ description: 'A human-readable message' }),
     code: StringEnum(ERROR_CODES, { description: 'A stable, machine-readable code' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Error' },
 );
 
 const exampleOf = (schema: TSchema): unknown => (schema.examples as unknown[] | undefined)?.[0];

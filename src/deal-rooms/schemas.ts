@@ -21,7 +21,10 @@ const times = {
 };
 
 /** A deal room as the list shows it. */
-export const DealRoomSchema = Type.Object({ ...head, ...counts, ...times }, { additionalProperties: false });
+export const DealRoomSchema = Type.Object(
+  { ...head, ...counts, ...times },
+  { additionalProperties: false, title: 'DealRoom' },
+);
 
 /** A deal room as the single-room response (and webhook payloads) show it. */
 export const DealRoomDetailSchema = Type.Object(
@@ -51,6 +54,7 @@ export const DealRoomDetailSchema = Type.Object(
         updatedAt: '2026-05-18T16:40:12.345Z',
       },
     ],
+    title: 'DealRoomDetail',
   },
 );
 
@@ -66,7 +70,7 @@ export const DealRoomListQuery = Type.Object({
 
 export const ManagedDealRoomSchema = Type.Object(
   { ...DealRoomDetailSchema.properties, teamId: Uuid() },
-  strict,
+  { ...strict, title: 'ManagedDealRoom' },
 );
 export const DealRoomBody = Type.Object(
   { name: Name(), description: Type.Optional(Type.String({ maxLength: 5000 })) },

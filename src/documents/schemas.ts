@@ -46,6 +46,7 @@ export const DocumentSchema = Type.Object(
         updatedAt: '2026-04-21T08:12:45.000Z',
       },
     ],
+    title: 'Document',
   },
 );
 
@@ -60,7 +61,7 @@ export const ManagedDocumentSchema = Type.Object(
       'null: follow the link; true/false: always/never downloadable',
     ),
   },
-  strict,
+  { ...strict, title: 'ManagedDocument' },
 );
 const documentFields = {
   displayName: Type.Optional(Nullable(Name(300))),

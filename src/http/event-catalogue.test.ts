@@ -27,7 +27,9 @@ describe('the event catalogue', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     const body = document.webhooks['view.completed'].post.requestBody.content['application/json'].schema;
     expect(body.properties.type.enum).toEqual(['view.completed']);
-    expect(Object.keys(body.properties.data.properties)).toEqual([
+    // The view is the shared View shape, named once in the components.
+    expect(body.properties.data).toEqual({ $ref: '#/components/schemas/View' });
+    expect(Object.keys(document.components.schemas.View.properties)).toEqual([
       'id',
       'dealRoomId',
       'documentId',

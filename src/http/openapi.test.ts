@@ -24,6 +24,9 @@ describe('OpenAPI document', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     return res.body;
   };
+  /** The document with every $ref replaced by what it names, as a validating proxy reads it. */
+  const fetchResolved = async (): Promise<Json> =>
+    (await SwaggerParser.dereference(structuredClone(await fetchDocument()) as never)) as Json;
 
   it("serves the reference page's script gzipped when asked, cacheable for a day", async () => {
     const plain = await s.api.app.inject({ url: '/docs/js/scalar.js' });
@@ -85,8 +88,41 @@ describe('OpenAPI document', () => {
     });
   });
 
-  it('documents every status with its body and headers', async () => {
+  it('names the shared shapes once, for code generators, and refers to them everywhere', async () => {
     const document = await fetchDocument();
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Analytics',
+        'DealRoom',
+        'DealRoomDetail',
+        'Document',
+        'Error',
+        'Link',
+        'Pagination',
+        'Viewer',
+      ]),
+    );
+    const list = document.paths['/v1/deal-rooms'].get.responses['200'].content['application/json'].schema;
+    expect(list.properties.data.items).toEqual({ $ref: '#/components/schemas/DealRoom' });
+    expect(list.properties.meta.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
+    expect(
+      document.webhooks['view.started'].post.requestBody.content['application/json'].schema,
+    ).toBeDefined();
+    // No named shape is written out anywhere but in components.
+    const inline: string[] = [];
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (typeof (node as Json).title === 'string' && (node as Json).type === 'object')
+        inline.push((node as Json).title);
+      for (const value of Object.values(node)) visit(value);
+    };
+    visit(document.paths);
+    visit(document.webhooks);
+    expect(inline).toEqual([]);
+  });
+
+  it('documents every status with its body and headers', async () => {
+    const document = await fetchResolved();
     for (const item of Object.values<Json>(document.paths)) {
       const { operationId, responses } = item.get;
       const statuses = Object.keys(responses).sort();
@@ -116,7 +152,7 @@ describe('OpenAPI document', () => {
   });
 
   it('has examples that validate against their own schemas', async () => {
-    const document = await fetchDocument();
+    const document = await fetchResolved();
     const ajv = new Ajv2020({ strict: false });
     (addFormats as unknown as (a: Ajv2020) => void)(ajv);
     let checked = 0;
@@ -150,7 +186,7 @@ describe('OpenAPI document', () => {
   });
 
   it('gives linters and validating proxies what they look for: servers, typed examples, HEAD, error codes', async () => {
-    const document = await fetchDocument();
+    const document = await fetchResolved();
     expect(document.servers).toEqual([{ url: '/', description: 'This server (PORT, default 8080)' }]);
     for (const [path, item] of Object.entries<Json>(document.paths)) {
       expect(item.head?.operationId, path).toBe(`${item.get.operationId}Head`);
@@ -161,6 +197,14 @@ describe('OpenAPI document', () => {
         expect(parameter.schema.examples.every((e: unknown) => typeof e === 'number')).toBe(true);
       }
     }
+    // The 405 that every other method gets is described once, with its Allow header.
+    expect(document.components.responses.MethodNotAllowed.headers.Allow.schema.const).toBe('GET, HEAD');
+    const refused = await s.api.app.inject({ method: 'POST', url: '/v1/deal-rooms' });
+    expect(refused.statusCode).toBe(405);
+    expect(refused.headers.allow).toBe('GET, HEAD');
+    expect(refused.json()).toEqual(
+      document.components.responses.MethodNotAllowed.content['application/json'].example,
+    );
     const error = document.paths['/v1/deal-rooms'].get.responses['401'].content['application/json'].schema;
     expect(error.properties.code.enum).toEqual([
       'validation_error',
@@ -183,6 +227,25 @@ describe('management OpenAPI document', () => {
     const document = (await s.admin.get('/openapi.json')).body as Json;
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
     expect(document.servers).toHaveLength(1);
+    // Its shapes are named once, as code generators name their types.
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'ApiKey',
+        'DeadLetter',
+        'DeliveryAttempt',
+        'Download',
+        'Error',
+        'ManagedDealRoom',
+        'ManagedDocument',
+        'ManagedLink',
+        'NewApiKey',
+        'NewWebhookEndpoint',
+        'Team',
+        'View',
+        'Visit',
+        'WebhookEndpoint',
+      ]),
+    );
     const tags = new Set(document.tags.map((t: Json) => t.name));
     for (const [path, item] of Object.entries<Json>(document.paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {

@@ -147,6 +147,54 @@ export function decorateDocument(document: Json): Json {
 }
 
 /**
+ * The shapes the API shares (DealRoom, Document, Link, Viewer, Analytics, Error...), each
+ * once under components.schemas and referred to wherever it stands, so that generated
+ * clients name their types after them. A schema is named by its `title`.
+ */
+export function nameSharedSchemas(document: Json): Json {
+  const named: Json = {};
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Json = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    // One spelling of a single allowed value (the generator writes `enum` in paths, `const` elsewhere).
+    if ('const' in out && !('enum' in out)) {
+      const { const: only, ...rest } = out;
+      return walkNamed({ ...rest, enum: [only] });
+    }
+    return walkNamed(out);
+  };
+  const walkNamed = (schema: Json): Json => {
+    const { title } = schema;
+    if (typeof title !== 'string' || schema.type !== 'object') return schema;
+    const earlier = named[title];
+    if (earlier !== undefined && canonical(earlier) !== canonical(schema)) {
+      throw new Error(`two different schemas are titled ${title}`);
+    }
+    named[title] = schema;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  document.paths = walk(document.paths);
+  if (document.webhooks) document.webhooks = walk(document.webhooks);
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...sortedByKey(named) },
+  };
+  return document;
+}
+
+/** JSON with every object's keys in order: equal for schemas that differ only in key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? sortedByKey(v as Json) : v,
+  );
+}
+
+function sortedByKey(object: Json): Json {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
  * Parameters as code generators should type them: `page` and `per_page` as integers, the
  * room id as a UUID, defaults stated. The server still validates the raw strings more
  * strictly than these (a base-10 integer, no "1e1"), and still clamps a per_page above 100.
@@ -183,9 +231,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           "Read-only access to your team's deal rooms, their published documents, share links, viewers and analytics. " +
           'Every operation is a GET answering JSON. Authenticate with `Authorization: Bearer <key>` or `X-API-Key: <key>`. ' +
-          'Each key may make 1,000 requests and each team 3,000 in any rolling hour.',
+          'Each key may make 1,000 requests and each team 3,000 in any rolling hour. ' +
+          'Any other method on these paths answers 405 `method_not_allowed` with `Allow: GET, HEAD` ' +
+          '(components.responses.MethodNotAllowed).',
       },
       components: {
+        responses: {
+          MethodNotAllowed: {
+            description: 'Any method but GET and HEAD on a path of this API',
+            headers: {
+              Allow: header('Always "GET, HEAD"', { type: 'string', const: 'GET, HEAD' }),
+              ...ALWAYS,
+            },
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Error' },
+                example: { error: 'Method not allowed', code: 'method_not_allowed' },
+              },
+            },
+          },
+        },
         securitySchemes: {
           bearerAuth: {
             type: 'http',
@@ -206,10 +271,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     stripBasePath: false,
     hideUntagged: true,
-    transformObject: (document) => ({
-      ...decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
-      // The events a team's webhook endpoints receive (contract.md section 4).
-      webhooks: structuredClone(webhooksSection()) as Json,
-    }),
+    transformObject: (document) =>
+      nameSharedSchemas({
+        ...decorateDocument(structuredClone((document as { openapiObject: Json }).openapiObject)),
+        // The events a team's webhook endpoints receive (contract.md section 4).
+        webhooks: structuredClone(webhooksSection()) as Json,
+      }),
   });
 }

@@ -11,7 +11,7 @@ const apiKeyFields = {
   lastUsedAt: NullableTimestamp('Last authenticated request (updated at most once a minute)'),
   revokedAt: NullableTimestamp('When it was revoked; null while active'),
 };
-export const ApiKeySchema = Type.Object(apiKeyFields, strict);
+export const ApiKeySchema = Type.Object(apiKeyFields, { ...strict, title: 'ApiKey' });
 export const CreatedApiKeySchema = Type.Object(
   {
     ...apiKeyFields,
@@ -21,6 +21,6 @@ export const CreatedApiKeySchema = Type.Object(
       }),
     ),
   },
-  strict,
+  { ...strict, title: 'NewApiKey' },
 );
 export const ApiKeyBody = Type.Object({ name: Type.Optional(Name()) }, strict);

@@ -32,6 +32,7 @@ export const LinkSchema = Type.Object(
         createdAt: '2026-03-04T12:00:00.000Z',
       },
     ],
+    title: 'Link',
   },
 );
 
@@ -45,7 +46,7 @@ export const ManagedLinkSchema = Type.Object(
     allowDownload: Type.Boolean(),
     documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
   },
-  strict,
+  { ...strict, title: 'ManagedLink' },
 );
 const linkFields = {
   shortId: Type.Optional(

@@ -12,6 +12,7 @@ import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
 import { countRecorded } from '../events/metrics.ts';
 import { metricsEndpoint } from '../http/metrics.ts';
+import { nameSharedSchemas } from '../http/openapi.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { bodyErrorMessage } from '../http/validation.ts';
 import { apiKeyAdminRoutes } from '../keys/admin-routes.ts';
@@ -149,8 +150,10 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
       security: [{ adminToken: [] }],
     },
     transformObject: (document) =>
-      decorateManagementDocument(
-        structuredClone((document as { openapiObject: Record<string, unknown> }).openapiObject),
+      nameSharedSchemas(
+        decorateManagementDocument(
+          structuredClone((document as { openapiObject: Record<string, unknown> }).openapiObject),
+        ),
       ),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

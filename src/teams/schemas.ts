@@ -4,6 +4,6 @@ import { Name, strict } from '../core/schemas.ts';
 
 export const TeamSchema = Type.Object(
   { id: Uuid(), name: Type.String(), createdAt: Timestamp('When it was created') },
-  strict,
+  { ...strict, title: 'Team' },
 );
 export const TeamBody = Type.Object({ name: Name() }, strict);

@@ -40,7 +40,8 @@ export function openApiContract(app: FastifyInstance) {
     }
     let validate = compiled.get(schema);
     if (!validate) {
-      validate = ajv.compile(schema);
+      // The named shapes it refers to (#/components/schemas/...) resolve against this root.
+      validate = ajv.compile({ ...schema, components: document.components });
       compiled.set(schema, validate);
     }
     if (!validate(JSON.parse(body))) {

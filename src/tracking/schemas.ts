@@ -44,7 +44,7 @@ export const VisitSchema = Type.Object(
     viewerId: Uuid(),
     at: Timestamp('When the link was opened'),
   },
-  strict,
+  { ...strict, title: 'Visit' },
 );
 export const ViewSchema = Type.Object(
   {
@@ -56,7 +56,7 @@ export const ViewSchema = Type.Object(
     startedAt: Timestamp('When the view started'),
     durationSeconds: Type.Integer({ description: '0 until the view is completed' }),
   },
-  strict,
+  { ...strict, title: 'View' },
 );
 export const DownloadSchema = Type.Object(
   {
@@ -67,7 +67,7 @@ export const DownloadSchema = Type.Object(
     viewerId: Uuid(),
     at: Timestamp('When it was downloaded'),
   },
-  strict,
+  { ...strict, title: 'Download' },
 );
 
 /** The events of live tracking: a view, a download. */

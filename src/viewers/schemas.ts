@@ -28,6 +28,7 @@ export const ViewerSchema = Type.Object(
         linkName: 'Lead investors',
       },
     ],
+    title: 'Viewer',
   },
 );
 
@@ -36,7 +37,7 @@ export type Viewer = Static<typeof ViewerSchema>;
 /** A viewer in an event: the Viewer fields and its room. */
 export const ViewerEventSchema = Type.Object(
   { ...ViewerSchema.properties, dealRoomId: Uuid() },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ViewerEvent' },
 );
 
 /** The events about a viewer (raised by a view start). */

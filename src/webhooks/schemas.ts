@@ -13,10 +13,10 @@ const endpointFields = {
   createdAt: Timestamp('When it was registered'),
   updatedAt: Timestamp('When it last changed'),
 };
-export const EndpointSchema = Type.Object(endpointFields, strict);
+export const EndpointSchema = Type.Object(endpointFields, { ...strict, title: 'WebhookEndpoint' });
 export const EndpointWithSecretSchema = Type.Object(
   { ...endpointFields, secret: Type.String({ description: 'whsec_…: shown on creation and rotation only' }) },
-  strict,
+  { ...strict, title: 'NewWebhookEndpoint' },
 );
 const endpointInput = {
   events: Type.Optional(
@@ -42,7 +42,7 @@ export const AttemptSchema = Type.Object(
     durationMs: Type.Integer({ description: 'Milliseconds until the answer; 0 when none came' }),
     error: Nullable(Type.String()),
   },
-  strict,
+  { ...strict, title: 'DeliveryAttempt' },
 );
 export const DeadLetterSchema = Type.Object(
   {
@@ -55,7 +55,7 @@ export const DeadLetterSchema = Type.Object(
     lastStatus: Nullable(Type.Integer()),
     lastError: Nullable(Type.String()),
   },
-  strict,
+  { ...strict, title: 'DeadLetter' },
 );
 export const ReplayedSchema = Type.Object(
   { replayed: Type.Integer({ minimum: 0, description: 'Dead letters queued again' }) },
