@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { PaginationSchema } from './envelope.ts';
 
 /**
@@ -9,6 +9,12 @@ export const strict = { additionalProperties: false } as const;
 export const Name = (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});
+/** A resource as the management API shows it: the read API's shape, and what only its writers see. */
+export const Managed = <P extends TProperties, E extends TProperties>(
+  title: string,
+  read: TObject<P>,
+  more: E,
+) => Type.Object({ ...read.properties, ...more }, { ...strict, title });
 export const When = (description: string) => Type.String({ format: 'date-time', description });
 
 export const IdParams = Type.Object({ id: Type.String({ description: 'A UUID' }) });

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
 import { PaginationQuery } from '../core/query.ts';
-import { Name, strict } from '../core/schemas.ts';
+import { Managed, Name, strict } from '../core/schemas.ts';
 import { eventsCarrying } from '../events/catalogue.ts';
 
 const counts = {
@@ -68,10 +68,7 @@ export const DealRoomListQuery = Type.Object({
   ),
 });
 
-export const ManagedDealRoomSchema = Type.Object(
-  { ...DealRoomDetailSchema.properties, teamId: Uuid() },
-  { ...strict, title: 'ManagedDealRoom' },
-);
+export const ManagedDealRoomSchema = Managed('ManagedDealRoom', DealRoomDetailSchema, { teamId: Uuid() });
 export const DealRoomBody = Type.Object(
   { name: Name(), description: Type.Optional(Type.String({ maxLength: 5000 })) },
   strict,

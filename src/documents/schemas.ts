@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, Timestamp, Uuid } from '../core/fields.ts';
-import { Name, Nullable, strict } from '../core/schemas.ts';
+import { Managed, Name, Nullable, strict } from '../core/schemas.ts';
 import { eventsCarrying } from '../events/catalogue.ts';
 
 export const SOURCE_TYPES = [
@@ -52,17 +52,10 @@ export const DocumentSchema = Type.Object(
 
 export type Document = Static<typeof DocumentSchema>;
 
-export const ManagedDocumentSchema = Type.Object(
-  {
-    ...DocumentSchema.properties,
-    dealRoomId: Uuid(),
-    downloadOverride: Nullable(
-      Type.Boolean(),
-      'null: follow the link; true/false: always/never downloadable',
-    ),
-  },
-  { ...strict, title: 'ManagedDocument' },
-);
+export const ManagedDocumentSchema = Managed('ManagedDocument', DocumentSchema, {
+  dealRoomId: Uuid(),
+  downloadOverride: Nullable(Type.Boolean(), 'null: follow the link; true/false: always/never downloadable'),
+});
 const documentFields = {
   displayName: Type.Optional(Nullable(Name(300))),
   sourceType: Type.Optional(StringEnum(SOURCE_TYPES)),

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp, Uuid } from '../core/fields.ts';
-import { Name, Nullable, strict, When } from '../core/schemas.ts';
+import { Managed, Name, Nullable, strict, When } from '../core/schemas.ts';
 import { eventsCarrying } from '../events/catalogue.ts';
 
 export const LinkSchema = Type.Object(
@@ -38,16 +38,12 @@ export const LinkSchema = Type.Object(
 
 export type Link = Static<typeof LinkSchema>;
 
-export const ManagedLinkSchema = Type.Object(
-  {
-    ...LinkSchema.properties,
-    dealRoomId: Uuid(),
-    enabled: Type.Boolean(),
-    allowDownload: Type.Boolean(),
-    documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
-  },
-  { ...strict, title: 'ManagedLink' },
-);
+export const ManagedLinkSchema = Managed('ManagedLink', LinkSchema, {
+  dealRoomId: Uuid(),
+  enabled: Type.Boolean(),
+  allowDownload: Type.Boolean(),
+  documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
+});
 const linkFields = {
   shortId: Type.Optional(
     Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: '4 to 64 of A-Z a-z 0-9 _ -' }),
