@@ -304,3 +304,30 @@ export async function applyTeamRooms(tx: Queryable, deltas: readonly TeamRoomsDe
     [changed.map((d) => d.teamId), changed.map((d) => d.active), changed.map((d) => d.archived)],
   );
 }
+
+/**
+ * Active reading reported for one view: per page (of the document, on the day the view
+ * started) its seconds, and one more view for each page the view reads for the first time.
+ */
+export async function applyPageReading(
+  tx: Queryable,
+  view: { documentId: string; startedAt: Date },
+  pages: readonly { page: number; seconds: number; first: boolean }[],
+): Promise<void> {
+  if (pages.length === 0) return;
+  await tx.query(
+    `INSERT INTO document_page_daily (document_id, day, page, views, active_seconds)
+     SELECT $1, ${day('$2::timestamptz')}, p.page, p.first::int, p.seconds
+       FROM unnest($3::int[], $4::int[], $5::boolean[]) AS p(page, seconds, first)
+     ON CONFLICT (document_id, day, page) DO UPDATE
+       SET views = document_page_daily.views + EXCLUDED.views,
+           active_seconds = document_page_daily.active_seconds + EXCLUDED.active_seconds`,
+    [
+      view.documentId,
+      view.startedAt,
+      pages.map((p) => p.page),
+      pages.map((p) => p.seconds),
+      pages.map((p) => p.first),
+    ],
+  );
+}

@@ -118,3 +118,28 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
     ],
   );
 }
+
+/**
+ * The page figures of views about to be removed (`where` selects them in views) are taken
+ * off, before the views and their pages go.
+ */
+export async function applyPageReadingRemoved(
+  tx: Queryable,
+  where: string,
+  params: unknown[],
+): Promise<void> {
+  await tx.query(
+    `WITH gone AS (
+       SELECT v.document_id, ${day('v.started_at')} AS day, p.page,
+              count(*)::int AS views, sum(p.active_seconds) AS seconds
+         FROM (SELECT id, document_id, started_at FROM views WHERE ${where}) v
+         JOIN view_pages p ON p.view_id = v.id
+        GROUP BY 1, 2, 3
+     )
+     UPDATE document_page_daily d
+        SET views = d.views - gone.views, active_seconds = d.active_seconds - gone.seconds
+       FROM gone
+      WHERE d.document_id = gone.document_id AND d.day = gone.day AND d.page = gone.page`,
+    params,
+  );
+}

@@ -11,6 +11,7 @@ const MIGRATIONS = [
   '006_previous_secrets',
   '007_event_retention',
   '008_deleted_room_events',
+  '009_link_page',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limit: 429,
   internal_error: 500,
   service_unavailable: 503,

@@ -6,6 +6,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { removeDocumentEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import { type ReceivedFile, writeFileRows } from './files.ts';
 import {
   type DocumentFields,
   type DocumentRecord,
@@ -109,6 +110,38 @@ export async function setDocumentPublished(
     await applyRoomChange(tx, document.deal_room_id, { publishedDocuments: published ? 1 : -1 });
     return changed(tx, id, published ? 'document.published' : 'document.unpublished');
   });
+}
+
+/**
+ * A document's file is replaced by an upload already received and checked (files.ts): the
+ * chunks, the page count it gives and document.updated, in one transaction. Nothing of a
+ * refused upload reaches this.
+ */
+export async function storeDocumentFile(
+  ctx: WriteContext,
+  id: string,
+  file: ReceivedFile,
+): Promise<ManagedDocument> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const document = await loadDocument(tx, id, 'update');
+    if (!document) throw notFound();
+    await writeFileRows(tx, id, file, tx.now);
+    await updateDocumentRow(tx, id, { ...fieldsOf(document), page_count: file.pageCount }, tx.now);
+    await applyRoomChange(tx, document.deal_room_id);
+    return changed(tx, id, 'document.updated');
+  });
+}
+
+function fieldsOf(document: DocumentRecord): DocumentFields {
+  return {
+    name: document.name,
+    display_name: document.display_name,
+    source_type: document.source_type,
+    page_count: document.page_count,
+    position: document.position,
+    download_override: document.download_override,
+  };
 }
 
 /** Deletes a document with its views and downloads, taken off every figure. */

@@ -81,3 +81,32 @@ export const DocumentEvents = eventsCarrying(
   ['document.created', 'document.updated', 'document.published', 'document.unpublished', 'document.deleted'],
   DocumentSchema,
 );
+
+export const PageFiguresSchema = Type.Object(
+  {
+    documentId: Type.String({ format: 'uuid' }),
+    period: Type.String({ enum: ['7d', '30d', '90d', 'all'] }),
+    pageCount: Type.Integer(),
+    views: Type.Integer({ description: 'Views of the document started in the period' }),
+    completion: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Mean over those views of (pages with active time / pageCount)',
+    }),
+    pages: Type.Array(
+      Type.Object(
+        {
+          page: Type.Integer({ minimum: 1 }),
+          views: Type.Integer({ description: 'Views with active time on this page' }),
+          activeSeconds: Type.Integer(),
+          avgActiveSeconds: Type.Integer({
+            description: 'activeSeconds / views, rounded half up; 0 when none',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'PageFigures' },
+);
+export type PageFigures = Static<typeof PageFiguresSchema>;

@@ -213,6 +213,9 @@ describe('OpenAPI document', () => {
       'not_found',
       'method_not_allowed',
       'conflict',
+      // A document file's upload on the management API (contract.md section 7).
+      'payload_too_large',
+      'unsupported_media_type',
       'rate_limit',
       'internal_error',
       'service_unavailable',

@@ -10,6 +10,8 @@ import { unstorableTextAt } from '../core/text.ts';
 import type { Database } from '../db/database.ts';
 import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
+import { documentFileRoutes } from '../documents/file-routes.ts';
+import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
 import { countRecorded } from '../events/metrics.ts';
 import { metricsEndpoint } from '../http/metrics.ts';
 import { nameSharedSchemas } from '../http/openapi.ts';
@@ -37,6 +39,8 @@ export interface ManagementDeps {
   metrics?: Metrics;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: (() => void) | undefined;
+  /** The largest document file accepted (FILE_MAX_BYTES; 100 MiB by default). */
+  fileMaxBytes?: number | undefined;
   /** How view starts are written (server.ts passes its writer or its thread); a writer of its own if none. */
   startView?: StartView | undefined;
 }
@@ -161,6 +165,8 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
 
   const routeDeps: TrackingRouteDeps = {
     db: deps.db,
+    clock: deps.clock,
+    fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
     startView: deps.startView ?? createViewStartWriter(),
     async write(request, operation) {
       const ctx: WriteContext = {
@@ -187,6 +193,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
     apiKeyAdminRoutes,
     dealRoomAdminRoutes,
     documentAdminRoutes,
+    documentFileRoutes,
     linkAdminRoutes,
     trackingAdminRoutes,
     webhookAdminRoutes,

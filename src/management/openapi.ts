@@ -22,6 +22,8 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   '403': 'Refused by the rules (a download the link or the document does not allow)',
   '404': 'No such resource (also for an id that is not a UUID)',
   '409': 'In conflict with the current state (a limit reached, a duplicate, already done)',
+  '413': 'The file is larger than FILE_MAX_BYTES',
+  '415': 'The file is not a PDF, PNG or JPEG (recognised by its content)',
   '429': 'This address sent a wrong admin token too often: retry after Retry-After',
   '500': 'An unexpected failure (details are only in the server log)',
   '503': 'Saturated: retry after Retry-After',

@@ -30,6 +30,9 @@ export interface RouteDeps {
 /** What the management API's routes share: the store, and how a request's write is run. */
 export interface AdminRouteDeps {
   db: Database;
+  clock: Clock;
+  /** The largest document file accepted (FILE_MAX_BYTES). */
+  fileMaxBytes: number;
   /**
    * Runs a write operation for a request: with the request's Idempotency-Key, and on a
    * repeat of it, the first answer instead of a second change.

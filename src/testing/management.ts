@@ -39,7 +39,7 @@ export async function managementClient(
   db: Database,
   clock: Clock,
   metrics = createMetrics(),
-  options: { allowPrivateUrls?: boolean; startView?: StartView } = {},
+  options: { allowPrivateUrls?: boolean; startView?: StartView; fileMaxBytes?: number } = {},
 ) {
   const app = await buildManagementApp({
     startView: options.startView,
@@ -48,6 +48,7 @@ export async function managementClient(
     appUrl: TEST_APP_URL,
     adminToken: ADMIN_TOKEN,
     allowPrivateUrls: options.allowPrivateUrls ?? true,
+    fileMaxBytes: options.fileMaxBytes,
     logger: { level: 'silent' },
     metrics,
   });

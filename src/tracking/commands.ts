@@ -46,6 +46,8 @@ export async function completeView(
     if (!row) throw notFound();
     if (row.completed_at !== null) throw new ApiError('conflict', 'This view is already completed');
     await completeViewRow(tx, viewId, input.durationSeconds, tx.now);
+    // A view opened on the link page may have grown with its reports: only the rest is added.
+    const added = input.durationSeconds - row.duration_seconds;
     const view = {
       id: viewId,
       dealRoomId: row.deal_room_id,
@@ -55,7 +57,7 @@ export async function completeView(
       startedAt: row.started_at,
       durationSeconds: input.durationSeconds,
     };
-    await applyViewDuration(tx, view, input.durationSeconds);
+    await applyViewDuration(tx, view, added);
     const rendered = renderView(view);
     await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);
     return rendered;

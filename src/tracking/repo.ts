@@ -29,12 +29,15 @@ export interface ViewToComplete {
   viewer_id: string;
   started_at: Date;
   completed_at: Date | null;
+  duration_seconds: number;
+  last_report_at: Date | null;
 }
 
 /** A view with its room's team, locked for its completion. */
 export async function lockView(tx: Queryable, id: string): Promise<ViewToComplete | undefined> {
   const rows = await tx.query<ViewToComplete>(
-    `SELECT v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at, v.completed_at
+    `SELECT v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at, v.completed_at,
+            v.duration_seconds, v.last_report_at
        FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id
       WHERE v.id = $1 FOR UPDATE OF v`,
     [id],
@@ -141,4 +144,54 @@ export async function insertAndLockViewers(
       ORDER BY v.id FOR UPDATE OF v`,
     [rooms, identities],
   );
+}
+
+/** A view opened on the link page: it reports its reading, and the worker completes it when the reports stop. */
+export async function markViewReporting(tx: Queryable, id: string, at: Date): Promise<void> {
+  await tx.query('UPDATE views SET last_report_at = $2 WHERE id = $1 AND completed_at IS NULL', [id, at]);
+}
+
+/**
+ * Adds a report's active seconds to a view's pages; returns the pages read for the first time
+ * in this view (their `views` count in the page figures grows by one).
+ */
+export async function addViewPages(
+  tx: Queryable,
+  viewId: string,
+  pages: readonly { page: number; seconds: number }[],
+): Promise<Set<number>> {
+  if (pages.length === 0) return new Set();
+  const rows = await tx.query<{ page: number; fresh: boolean }>(
+    `INSERT INTO view_pages (view_id, page, active_seconds)
+     SELECT $1, p.page, p.seconds FROM unnest($2::int[], $3::int[]) AS p(page, seconds)
+     ON CONFLICT (view_id, page) DO UPDATE SET active_seconds = view_pages.active_seconds + EXCLUDED.active_seconds
+     RETURNING page, (xmax = 0) AS fresh`,
+    [viewId, pages.map((p) => p.page), pages.map((p) => p.seconds)],
+  );
+  return new Set(rows.filter((r) => r.fresh).map((r) => r.page));
+}
+
+export async function recordReport(
+  tx: Queryable,
+  id: string,
+  durationSeconds: number,
+  at: Date,
+  completed: boolean,
+): Promise<void> {
+  await tx.query(
+    `UPDATE views SET duration_seconds = $2, last_report_at = $3,
+            completed_at = CASE WHEN $4::boolean THEN $3 ELSE completed_at END
+      WHERE id = $1`,
+    [id, durationSeconds, at, completed],
+  );
+}
+
+/** Views whose page stopped reporting before `before`, oldest first. */
+export async function silentViews(tx: Queryable, before: Date, limit: number): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT id FROM views WHERE completed_at IS NULL AND last_report_at IS NOT NULL AND last_report_at < $1
+      ORDER BY last_report_at LIMIT $2`,
+    [before, limit],
+  );
+  return rows.map((r) => r.id);
 }

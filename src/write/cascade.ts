@@ -1,5 +1,5 @@
 import { applyDownloads, applyVisits } from '../aggregates/deltas.ts';
-import { applyViewsRemoved } from '../aggregates/removals.ts';
+import { applyPageReadingRemoved, applyViewsRemoved } from '../aggregates/removals.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
 import type { Queryable } from '../db/database.ts';
 
@@ -40,13 +40,9 @@ export async function removeLinkEvents(tx: Queryable, roomId: string, linkId: st
 
 async function removeViews(tx: Queryable, roomId: string, where: string, params: unknown[]): Promise<void> {
   // Through the viewers of the room: views are indexed by viewer.
-  await moveDeleted(
-    tx,
-    'views',
-    VIEW_COLUMNS,
-    `viewer_id IN (SELECT id FROM viewers WHERE deal_room_id = $1) AND ${where}`,
-    [roomId, ...params],
-  );
+  const views = `viewer_id IN (SELECT id FROM viewers WHERE deal_room_id = $1) AND ${where}`;
+  await applyPageReadingRemoved(tx, views, [roomId, ...params]);
+  await moveDeleted(tx, 'views', VIEW_COLUMNS, views, [roomId, ...params]);
   await applyViewsRemoved(tx, tableRows('removed_views', VIEW_COLUMNS));
 }
 

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import type { Database } from '../db/database.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { ADMIN_TOKEN, managedRoom, managementClient, recordedEvents } from '../testing/management.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+
+const MAX = 3 * 1024 * 1024;
+// The smallest valid PNG: a 1×1 transparent pixel.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5f0000000049454e44ae426082',
+  'hex',
+);
+
+describe.each(storeKinds())('document files (%s store)', (kind) => {
+  let db: Database;
+  let admin: Awaited<ReturnType<typeof managementClient>>;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    admin = await managementClient(db, clock, undefined, { fileMaxBytes: MAX });
+  });
+  afterAll(async () => {
+    await admin?.app.close();
+    await db?.close();
+  });
+
+  const put = (documentId: string, bytes: Uint8Array, type = 'application/octet-stream') =>
+    admin.app.inject({
+      method: 'PUT',
+      url: `/documents/${documentId}/file`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type },
+      payload: Buffer.from(bytes),
+    });
+  const get = (documentId: string) =>
+    admin.app.inject({
+      url: `/documents/${documentId}/file`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+
+  it('stores a PDF whatever its declared type, takes its page count, raises document.updated, and gives it back', async () => {
+    const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    const pdf = await numberedPdf(3);
+    const stored = await put(documentId, pdf, 'text/plain');
+    expect(stored.statusCode).toBe(200);
+    expect(stored.json().data).toMatchObject({ id: documentId, pageCount: 3 });
+    const [event] = (await recordedEvents(db)).filter((e) => e.type === 'document.updated').slice(-1);
+    expect(event?.data).toMatchObject({ id: documentId, pageCount: 3 });
+    const back = await get(documentId);
+    expect(back.statusCode).toBe(200);
+    expect(back.headers['content-type']).toBe('application/pdf');
+    expect(Buffer.compare(back.rawPayload, Buffer.from(pdf))).toBe(0);
+  });
+
+  it('keeps files of several chunks whole, and an image is one page', async () => {
+    const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(MAX - 4)]);
+    const stored = await put(documentId, big, 'image/jpeg');
+    expect(stored.statusCode).toBe(200);
+    expect(stored.json().data.pageCount).toBe(1);
+    const back = await get(documentId);
+    expect(back.headers['content-type']).toBe('image/jpeg');
+    expect(back.rawPayload.length).toBe(MAX);
+    expect(Buffer.compare(back.rawPayload, big)).toBe(0);
+    expect((await put(documentId, PNG, 'application/pdf')).json().data.pageCount).toBe(1);
+    expect((await get(documentId)).headers['content-type']).toBe('image/png');
+  });
+
+  it('refuses other content (415) and too large a file (413), leaving the stored file as it was', async () => {
+    const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    const pdf = await numberedPdf(2);
+    expect((await put(documentId, pdf)).statusCode).toBe(200);
+    const events = (await recordedEvents(db)).length;
+    for (const bytes of [
+      Buffer.from('<html>not a pdf</html>'),
+      Buffer.from('%PDF-1.7 but nothing else at all'),
+      Buffer.alloc(0),
+    ]) {
+      const refused = await put(documentId, bytes, 'application/pdf');
+      expect(refused.statusCode).toBe(415);
+      expect(refused.json()).toEqual({
+        error: expect.stringMatching(/PDF, PNG or JPEG|cannot be read/),
+        code: 'unsupported_media_type',
+      });
+    }
+    const tooLarge = await put(documentId, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(MAX)]));
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json()).toEqual({
+      error: `The file must be at most ${MAX} bytes`,
+      code: 'payload_too_large',
+    });
+    expect(Buffer.compare((await get(documentId)).rawPayload, Buffer.from(pdf))).toBe(0);
+    expect((await admin.get(`/documents/${documentId}/pages?period=all`)).body.data.pageCount).toBe(2);
+    expect((await recordedEvents(db)).length).toBe(events);
+  });
+
+  it('answers 404 for a document without a file or that does not exist', async () => {
+    const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    expect((await get(documentId)).statusCode).toBe(404);
+    expect((await put('00000000-0000-4000-8000-000000000000', PNG)).statusCode).toBe(404);
+    expect((await put('not-a-uuid', PNG)).statusCode).toBe(404);
+    expect((await admin.get('/documents/not-a-uuid/pages')).status).toBe(404);
+  });
+});
