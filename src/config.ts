@@ -18,6 +18,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** PostgreSQL connections per process, and the bounded wait for one (then a 503). */
   pool: { size: number; maxWaiting: number; maxWaitMs: number };
+  /** The web app (the link page): its listener, and the largest document file accepted. */
+  web: { port: number; host: string; fileMaxBytes: number };
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -114,6 +116,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: read('MANAGEMENT_HOST') ?? '127.0.0.1',
   };
 
+  const web = {
+    port: parsePort(read('WEB_PORT'), 3000, 'WEB_PORT', problems),
+    host: read('WEB_HOST') ?? '127.0.0.1',
+    fileMaxBytes: positiveBytes(read('FILE_MAX_BYTES'), problems),
+  };
+
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
     problems.push('MIGRATE_ON_START must be true or false');
@@ -143,9 +151,20 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimits,
     pool,
     management,
+    web,
     webhooks,
     migrateOnStart,
   });
+}
+
+/** FILE_MAX_BYTES: 1 byte to 10 GiB; 100 MiB when unset. */
+function positiveBytes(value: string | undefined, problems: string[]): number {
+  if (value === undefined) return 100 * 1024 * 1024;
+  if (!/^[1-9][0-9]{0,10}$/.test(value) || Number(value) > 10 * 1024 ** 3) {
+    problems.push('FILE_MAX_BYTES must be a whole number of bytes from 1 to 10737418240');
+    return 100 * 1024 * 1024;
+  }
+  return Number(value);
 }
 
 export function parsePort(

@@ -20,6 +20,7 @@ import type { TypedFastify } from './routing/types.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed/prepare.ts';
 import { createViewStartWriter } from './tracking/view-starts.ts';
 import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
+import { buildWebApp } from './web/app.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -38,6 +39,10 @@ export interface ServerOptions {
   demo?: boolean;
   /** Deliver webhooks in this process (true unless `serve --no-worker`). */
   worker?: boolean;
+  /** Serve the link page on WEB_PORT (true unless `serve --no-web`). */
+  web?: boolean;
+  /** The web app's port, when not WEB_PORT (tests: 0, any free one). */
+  webPort?: number;
   clock?: Clock;
   /**
    * How other `dealroom` commands are run while this process holds the embedded store: they
@@ -53,6 +58,8 @@ export interface RunningServer {
   /** The read API's base address; the management API's when ADMIN_TOKEN is set. */
   readApi: string;
   managementApi?: string | undefined;
+  /** The web app's address (the link page), unless it is turned off. */
+  webApp?: string | undefined;
   /** The demo team's new key, when `demo` loaded or renewed it. */
   demoKey?: string | undefined;
   /**
@@ -128,7 +135,9 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     let worker: DeliveryWorker | undefined;
     let closeControl: (() => unknown) | undefined;
     let managementApi: string | undefined;
-    if (config.management.adminToken) {
+    let webApp: string | undefined;
+    const wantsWeb = options.web !== false;
+    if (config.management.adminToken || wantsWeb) {
       // On PostgreSQL the writes get a pool of their own: a burst of tracking writes
       // waiting on a busy room's row locks cannot take the connections reads need.
       const writeDb = config.databaseUrl ? await openPostgresPool(config, config.pool.size) : undefined;
@@ -144,21 +153,43 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           })
         : undefined;
       if (viewThread) closers.push(() => viewThread.close());
-      const management = await buildManagementApp({
-        db: writeDb ?? db,
-        startView: viewThread?.startView ?? createViewStartWriter(),
-        clock,
-        appUrl: config.appUrl,
-        adminToken: config.management.adminToken,
-        allowPrivateUrls: config.webhooks.allowPrivateUrls,
-        logger,
-        metrics,
-        onEvents: () => worker?.wake(),
-      });
-      activity.track(management);
-      closers.push(() => management.close());
-      managementApi = await management.listen({ port: config.management.port, host: config.management.host });
-      listeners.push(management);
+      const startView = viewThread?.startView ?? createViewStartWriter();
+      if (config.management.adminToken) {
+        const management = await buildManagementApp({
+          db: writeDb ?? db,
+          startView,
+          clock,
+          appUrl: config.appUrl,
+          adminToken: config.management.adminToken,
+          allowPrivateUrls: config.webhooks.allowPrivateUrls,
+          fileMaxBytes: config.web.fileMaxBytes,
+          logger,
+          metrics,
+          onEvents: () => worker?.wake(),
+        });
+        activity.track(management);
+        closers.push(() => management.close());
+        managementApi = await management.listen({
+          port: config.management.port,
+          host: config.management.host,
+        });
+        listeners.push(management);
+      }
+      if (wantsWeb) {
+        const web = await buildWebApp({
+          db: writeDb ?? db,
+          startView,
+          clock,
+          appUrl: config.appUrl,
+          logger,
+          metrics,
+          onEvents: () => worker?.wake(),
+        });
+        activity.track(web);
+        closers.push(() => web.close());
+        webApp = await web.listen({ port: options.webPort ?? config.web.port, host: config.web.host });
+        listeners.push(web);
+      }
     }
 
     // The read API listens last: once its /readyz answers, every enabled listener does.
@@ -193,6 +224,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       db,
       readApi,
       managementApi,
+      webApp,
       demoKey,
       close() {
         stopped ??= (async () => {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type Config, parsePort } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
-import { DEMO_TEAM_ID } from '../seed/demo.ts';
+import { DEMO_LINK_SHORT_ID, DEMO_TEAM_ID } from '../seed/demo.ts';
 import { startServer } from '../server.ts';
 import { runCaptured } from './commands.ts';
 import { UsageError } from './context.ts';
@@ -20,6 +20,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
       host: { type: 'string' },
       demo: { type: 'boolean' },
       'no-worker': { type: 'boolean' },
+      'no-web': { type: 'boolean' },
     },
   });
   const problems: string[] = [];
@@ -34,13 +35,21 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     logger,
     demo: values.demo,
     worker: !values['no-worker'],
+    web: !values['no-web'],
     runCommand: (db, commandArgs) => runCaptured({ config, db, clock: systemClock }, commandArgs),
   });
   if (server.managementApi) {
     console.log(`Management API listening on ${server.managementApi} (Authorization: Bearer $ADMIN_TOKEN)`);
   }
+  if (server.webApp)
+    console.log(`Link pages listening on ${server.webApp} (share links open at ${config.appUrl}/v/...)`);
   console.log(`Deal Room Analytics API listening on ${server.readApi} (${server.db.kind} store)`);
-  if (server.demoKey) printDemo(server.readApi, server.demoKey);
+  if (server.demoKey)
+    printDemo(
+      server.readApi,
+      server.demoKey,
+      server.webApp ? `${config.appUrl}/v/${DEMO_LINK_SHORT_ID}` : undefined,
+    );
 
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -52,7 +61,7 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   return 0;
 }
 
-function printDemo(base: string, key: string): void {
+function printDemo(base: string, key: string, demoLink: string | undefined): void {
   console.log(`
 Demo data is loaded. Your API key (shown once; a new one is made at each start with --demo):
 
@@ -62,5 +71,12 @@ The demo team's id (for the management API and dealroom keys|webhooks --team): $
 
 Try:
   curl -H "Authorization: Bearer ${key}" ${base}/v1/deal-rooms
-`);
+${
+  demoLink
+    ? `
+Open a demo share link in your browser, read a document, then see your visit and view in the API:
+  ${demoLink}
+`
+    : ''
+}`);
 }

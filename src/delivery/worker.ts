@@ -3,7 +3,9 @@ import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { isConnectionError } from '../db/database.ts';
 import { countRecorded } from '../events/metrics.ts';
+import { GATE_FAILURES, pruneGateFailures } from '../link-page/repo.ts';
 import { raiseLinkExpiries } from '../links/commands.ts';
+import { completeSilentViews } from '../tracking/reading.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
 import { deliveryMetrics } from './metrics.ts';
 import {
@@ -164,6 +166,9 @@ export class DeliveryWorker {
       this.#lastExpiryCheck = now;
       const raised = await raiseLinkExpiries(this.#writeContext());
       if (raised > 0) this.#options.logger.info({ links: raised }, 'link.expired raised');
+      const completed = await completeSilentViews(this.#writeContext());
+      if (completed > 0)
+        this.#options.logger.info({ views: completed }, 'views completed after their reports stopped');
       const removed = await pruneDeletedRoomEvents(this.#options.db);
       if (removed > 0) this.#options.logger.info({ events: removed }, "deleted rooms' events removed");
     }
@@ -171,6 +176,7 @@ export class DeliveryWorker {
       this.#lastHousekeeping = now;
       const at = this.#options.clock.now();
       await pruneIdempotencyKeys(this.#options.db, at);
+      await pruneGateFailures(this.#options.db, new Date(at.getTime() - GATE_FAILURES.windowMs));
       await pruneAttempts(this.#options.db, new Date(at.getTime() - ATTEMPTS_KEPT_MS));
       await pruneEvents(this.#options.db, new Date(at.getTime() - ATTEMPTS_KEPT_MS));
     }

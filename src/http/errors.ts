@@ -37,6 +37,8 @@ export interface ErrorRendering {
   validationMessage: (err: FastifyError, request: FastifyRequest) => string;
   methodNotAllowed?: ((request: FastifyRequest) => ApiError | undefined) | undefined;
   knownError?: ((err: FastifyError) => ApiError | undefined) | undefined;
+  /** How an error is shown: `{ error, code }` JSON unless the listener shows pages (the web app). */
+  renderError?: ((reply: FastifyReply, error: ApiError) => FastifyReply) | undefined;
 }
 
 /**
@@ -59,12 +61,12 @@ export function installErrorHandlers(app: FastifyInstance, rendering: ErrorRende
     } else if (apiError.code === 'unauthorized') {
       unauthorized.inc();
     }
-    return send(reply, apiError);
+    return send(reply, apiError, rendering);
   });
 
   app.setNotFoundHandler((request, reply) =>
     // Any method the router has no route for (TRACE, PROPFIND, LOCK, …) on a known path.
-    send(reply, rendering.methodNotAllowed?.(request) ?? apiErrors.routeNotFound()),
+    send(reply, rendering.methodNotAllowed?.(request) ?? apiErrors.routeNotFound(), rendering),
   );
 
   // An error answer is about this request only: never to be stored by a cache.
@@ -74,8 +76,10 @@ export function installErrorHandlers(app: FastifyInstance, rendering: ErrorRende
   });
 }
 
-function send(reply: FastifyReply, error: ApiError) {
-  return reply.code(error.statusCode).headers(error.headers).send({ error: error.message, code: error.code });
+function send(reply: FastifyReply, error: ApiError, rendering: ErrorRendering) {
+  reply.code(error.statusCode).headers(error.headers);
+  if (rendering.renderError) return rendering.renderError(reply, error);
+  return reply.send({ error: error.message, code: error.code });
 }
 
 /**

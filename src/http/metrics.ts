@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { type Metrics, ownMetrics } from '../core/metrics.ts';
 
 /** The listener a request came to: the `api` label of the request metrics. */
-export type Api = 'read' | 'management';
+export type Api = 'read' | 'management' | 'web';
 
 /** What the listeners count of their requests. */
 export const httpMetrics = ownMetrics((registry: Registry) => {

@@ -3,6 +3,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyHttpOptions,
+  type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
   LogController,
@@ -42,10 +43,12 @@ export interface ServerOptions {
   methodNotAllowed?: (request: FastifyRequest) => ApiError | undefined;
   /** Other Fastify errors of the listener's own (a body too large, say), as the ApiError to answer. */
   knownError?: (err: FastifyError) => ApiError | undefined;
+  /** How an error is shown, for a listener of pages (the web app); JSON `{ error, code }` otherwise. */
+  renderError?: (reply: FastifyReply, error: ApiError) => FastifyReply;
 }
 
 /**
- * The one Fastify server every listener is built from (the read API, the management API):
+ * The one Fastify server every listener is built from (the read API, the management API, the web app):
  * the same logging, request ids, hardening against malformed requests, error renderer,
  * not-found handler and request metrics. A listener adds its routes and its own hooks.
  */

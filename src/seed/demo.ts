@@ -2,6 +2,8 @@ import type { Dataset } from '../import/dataset.ts';
 
 /** The demo team's fixed id, so `serve --demo` can find it again on a later start. */
 export const DEMO_TEAM_ID = 'de300000-0000-4000-8000-000000000001';
+/** The demo link `serve --demo` prints: the first link of the demo team's first room (it asks for an email). */
+export const DEMO_LINK_SHORT_ID = 'northwind-demo';
 
 const DAY = 86_400_000;
 const FIRST = [
@@ -63,14 +65,14 @@ const ROOMS = [
 ];
 const DOCS = [
   'Pitch Deck.pdf',
-  'Financial Model.xlsx',
-  'Cap Table.xlsx',
-  'Customer Contracts.zip',
+  'Financial Model.pdf',
+  'Cap Table.pdf',
+  'Customer Contracts.pdf',
   'Security Whitepaper.pdf',
   'Product Roadmap.pdf',
   'Team Bios.pdf',
   'Market Analysis.pdf',
-  'Term Sheet.docx',
+  'Term Sheet.pdf',
   'Audit Report 2025.pdf',
   'IP Schedule.pdf',
   'Board Minutes.pdf',
@@ -84,6 +86,73 @@ const LINKS = [
   'Public teaser',
   'Board',
 ];
+
+const SECTIONS = [
+  [
+    'Overview',
+    [
+      'What this document covers, and why it matters for the transaction.',
+      'Key figures are summarised on the following pages.',
+    ],
+  ],
+  [
+    'Highlights',
+    [
+      'Revenue grew 84% year over year, with net retention of 131%.',
+      'Gross margin reached 78% in the last quarter.',
+      'Sales cycles shortened from 94 to 61 days.',
+    ],
+  ],
+  [
+    'Market',
+    [
+      'A $14bn serviceable market, growing 22% a year.',
+      'Three competitors hold 40% between them; the rest is fragmented.',
+    ],
+  ],
+  [
+    'Customers',
+    ['412 paying customers, 38 of them above $100k a year.', 'The top ten customers are 19% of revenue.'],
+  ],
+  [
+    'Financials',
+    ['Annual recurring revenue: $18.4m.', 'Burn multiple: 1.1. Runway: 27 months at the current plan.'],
+  ],
+  [
+    'Team',
+    [
+      'Founders with two earlier exits between them.',
+      '164 people across four offices; 58% in product and engineering.',
+    ],
+  ],
+  [
+    'Risks',
+    [
+      'Concentration in financial services (34% of revenue).',
+      'Two enterprise renewals fall in the next two quarters.',
+    ],
+  ],
+  [
+    'Next steps',
+    [
+      'Questions go to the deal team through this room.',
+      'Confirmatory diligence is planned for the coming four weeks.',
+    ],
+  ],
+] as const;
+
+/** The pages of a demo document: a cover, then sections in turn. */
+export function demoPages(title: string, count: number): { heading: string; lines: string[] }[] {
+  return Array.from({ length: count }, (_, i) => {
+    if (i === 0)
+      return {
+        heading: title,
+        lines: ['Confidential: shared through Deal Room.', 'Northwind Capital, 2026.'],
+      };
+    const [heading, lines] = SECTIONS[(i - 1) % SECTIONS.length] as (typeof SECTIONS)[number];
+    return { heading: `${i}. ${heading}`, lines: [...lines] };
+  });
+}
 
 /** A small deterministic generator (mulberry32), so the demo is the same on every machine. */
 function random(seed: number) {
@@ -157,7 +226,7 @@ export function demoDataset(now: Date): Required<Dataset> {
           name: docName,
           displayName: r.next() < 0.3 ? docName.replace(/\.\w+$/, '') : null,
           sourceType: r.pick(SOURCES),
-          pageCount: r.int(1, 80),
+          pageCount: r.int(2, 12),
           status,
           position: position + 1,
           downloadOverride: null,
@@ -170,11 +239,12 @@ export function demoDataset(now: Date): Required<Dataset> {
 
       const linkIds = LINKS.slice(0, r.int(3, 5)).map((linkName, index) => {
         const id = r.uuid();
+        const shortId = r.uuid().replaceAll('-', '').slice(0, 10);
         data.links.push({
           id,
           dealRoomId: roomId,
           name: linkName,
-          shortId: r.uuid().replaceAll('-', '').slice(0, 10),
+          shortId: roomIndex === 1 && index === 0 ? DEMO_LINK_SHORT_ID : shortId,
           enabled: index !== 3,
           requiresEmail: index !== 4,
           ...(index === 2 ? { password: 'demo-password' } : {}),

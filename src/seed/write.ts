@@ -1,12 +1,16 @@
+import { Readable } from 'node:stream';
 import { type Clock, ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createDealRoom, setDealRoomStatus } from '../deal-rooms/commands.ts';
-import { createDocument } from '../documents/commands.ts';
+import { createDocument, storeDocumentFile } from '../documents/commands.ts';
+import { DEFAULT_FILE_MAX_BYTES, receiveFile } from '../documents/files.ts';
 import { datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';
 import { createLink, deactivateLink } from '../links/commands.ts';
 import { createTeam } from '../teams/commands.ts';
-import { demoDataset } from './demo.ts';
+import type { WriteContext } from '../write/transaction.ts';
+import { demoDataset, demoPages } from './demo.ts';
+import { makePdf } from './pdf.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -46,6 +50,7 @@ export async function writeDemo(db: Database, clock: Clock): Promise<void> {
       status: document.status === 'published' ? 'published' : 'draft',
     });
     ids.set(String(document.id), created.id);
+    await storeDemoFile(ctx, created.id, String(document.name), Number(document.pageCount));
   }
   for (const link of [...data.links].sort(byCreation)) {
     when(link.createdAt);
@@ -79,6 +84,18 @@ export async function writeDemo(db: Database, clock: Clock): Promise<void> {
       downloads: data.downloads.map(event),
     }),
   );
+}
+
+/** Every demo document gets a real PDF of its pages, so the link page has something to show. */
+async function storeDemoFile(ctx: WriteContext, documentId: string, name: string, pageCount: number) {
+  const title = name.replace(/\.\w+$/, '');
+  const bytes = await makePdf(title, demoPages(title, pageCount));
+  const file = await receiveFile(Readable.from([Buffer.from(bytes)]), DEFAULT_FILE_MAX_BYTES);
+  try {
+    await storeDocumentFile(ctx, documentId, file);
+  } finally {
+    await file.discard();
+  }
 }
 
 const byCreation = (a: Raw, b: Raw) => String(a.createdAt).localeCompare(String(b.createdAt));

@@ -70,7 +70,10 @@ export async function freshStoreEnv(
   kind: StoreKind,
 ): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const dataDir = tempDir('cli');
-  if (kind === 'embedded') return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => {} };
+  // The web app on any free port: suites start services side by side.
+  if (kind === 'embedded') {
+    return { env: { DATA_DIR: dataDir, DATABASE_URL: '', WEB_PORT: '0' }, drop: async () => {} };
+  }
   const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const admin = new pg.Client({ connectionString: postgresUrl() });
   await admin.connect();
@@ -79,7 +82,7 @@ export async function freshStoreEnv(
   const url = new URL(postgresUrl());
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_PORT: '0' },
     drop: async () => {
       const client = new pg.Client({ connectionString: postgresUrl() });
       await client.connect();

@@ -1,0 +1,417 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { verifyPassword } from '../core/passwords.ts';
+import { fileChunks, storedFile } from '../documents/files.ts';
+import type { TypedFastify } from '../routing/types.ts';
+import { recordDownload, recordVisit } from '../tracking/commands.ts';
+import { type ReadingReport, reportReading, startReporting } from '../tracking/reading.ts';
+import type { StartView } from '../tracking/view-starts.ts';
+import type { ViewerInput } from '../tracking/viewers.ts';
+import type { WriteContext } from '../write/transaction.ts';
+import {
+  GATE_FAILURES,
+  gateFailures,
+  type PublicLink,
+  recordGateFailure,
+  type ShownDocument,
+  shownDocument,
+  shownDocuments,
+} from './repo.ts';
+import {
+  cookie,
+  type LinkSession,
+  newVisitorId,
+  readCookies,
+  SESSION_COOKIE,
+  SESSION_DAYS,
+  type Signer,
+  VISITOR_COOKIE,
+  VISITOR_DAYS,
+  VISITOR_ID,
+} from './session.ts';
+import { type GateForm, gatePage, messagePage, roomPage, viewerPage } from './views.ts';
+import { watermarkedPdf } from './watermark.ts';
+
+/** A session coming back after this long without a page is a new visit (contract.md section 7). */
+export const VISIT_GAP_MS = 30 * 60 * 1000;
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+export interface LinkPageDeps {
+  write: WriteContext;
+  startView: StartView;
+  signer: () => Promise<Signer>;
+  secureCookies: boolean;
+  findLink: (shortId: string) => Promise<PublicLink | undefined>;
+}
+
+/** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
+export class PageError extends ApiError {
+  constructor(
+    readonly status: 403 | 404 | 410 | 429,
+    readonly title: string,
+    readonly detail: string,
+    headers: Record<string, string> = {},
+  ) {
+    const code = ({ 403: 'download_denied', 404: 'not_found', 410: 'not_found', 429: 'rate_limit' } as const)[
+      status
+    ];
+    super(code, title, headers);
+  }
+}
+
+const NO_LINK = () => new PageError(404, 'This link does not exist', 'Check the address you were given.');
+const NOT_ACTIVE = () =>
+  new PageError(
+    410,
+    'This link is no longer active',
+    'The people who shared it have turned it off or let it expire. Ask them for a new one.',
+  );
+const NO_DOCUMENT = () =>
+  new PageError(404, 'This document is not available', 'It may have been removed from this link.');
+
+/** The public side: a share link's gate, its room page, the viewer, files, downloads and reading reports. */
+export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
+  const { write } = deps;
+
+  /** The link, open: 404 when unknown, 410 when disabled or expired. */
+  async function openLink(shortId: string): Promise<PublicLink> {
+    if (shortId.length > 200) throw NO_LINK();
+    const link = await deps.findLink(shortId);
+    if (!link) throw NO_LINK();
+    const now = write.clock.now().getTime();
+    if (!link.enabled || (link.expires_at !== null && link.expires_at.getTime() <= now)) throw NOT_ACTIVE();
+    return link;
+  }
+
+  /** The visitor's long-lived anonymous id, set when it has none. */
+  function visitorOf(request: FastifyRequest, reply: FastifyReply): string {
+    const given = readCookies(request.headers.cookie).get(VISITOR_COOKIE);
+    if (given && VISITOR_ID.test(given)) return given;
+    const fresh = newVisitorId();
+    reply.header(
+      'Set-Cookie',
+      cookie(VISITOR_COOKIE, fresh, {
+        path: '/',
+        maxAgeSeconds: VISITOR_DAYS * 86_400,
+        secure: deps.secureCookies,
+      }),
+    );
+    return fresh;
+  }
+
+  async function sessionOf(request: FastifyRequest, link: PublicLink): Promise<LinkSession | undefined> {
+    const signer = await deps.signer();
+    const session = signer.verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
+    return session && session.gate === signer.gateOf(link) ? session : undefined;
+  }
+
+  async function keepSession(reply: FastifyReply, shortId: string, session: LinkSession): Promise<void> {
+    const signed = (await deps.signer()).sign(session);
+    reply.header(
+      'Set-Cookie',
+      cookie(SESSION_COOKIE, signed, {
+        path: `/v/${shortId}`,
+        maxAgeSeconds: SESSION_DAYS * 86_400,
+        secure: deps.secureCookies,
+      }),
+    );
+  }
+
+  const viewerOf = (session: LinkSession, visitorId: string): ViewerInput =>
+    session.email ? { email: session.email, name: session.name } : { visitorId, name: session.name };
+
+  /**
+   * The session that passed this link's gate, for a page that needs it: a link without a gate
+   * is passed by opening it (a visit). A page view keeps the session alive and counts a new
+   * visit after 30 minutes without one.
+   */
+  async function passedSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shortId: string,
+    link: PublicLink,
+  ): Promise<{ session: LinkSession; visitorId: string } | undefined> {
+    const visitorId = visitorOf(request, reply);
+    const now = write.clock.now();
+    const seconds = Math.floor(now.getTime() / 1000);
+    let session = await sessionOf(request, link);
+    if (!session) {
+      if (link.requires_email || link.password_hash) return undefined;
+      session = { gate: (await deps.signer()).gateOf(link), seen: seconds };
+      await visit(link, viewerOf(session, visitorId));
+    } else if (now.getTime() - session.seen * 1000 >= VISIT_GAP_MS) {
+      await visit(link, viewerOf(session, visitorId));
+    }
+    session = { ...session, seen: seconds };
+    await keepSession(reply, shortId, session);
+    return { session, visitorId };
+  }
+
+  async function visit(link: PublicLink, viewer: ViewerInput): Promise<void> {
+    try {
+      await recordVisit(write, link.id, { viewer });
+    } catch (err) {
+      throw asPage(err);
+    }
+  }
+
+  app.get('/v/:shortId', async (request, reply) => {
+    const { shortId } = request.params as { shortId: string };
+    const link = await openLink(shortId);
+    const passed = await passedSession(request, reply, shortId, link);
+    if (!passed) {
+      const visitorId = visitorOf(request, reply);
+      return html(reply, 200, await gate(shortId, link, visitorId));
+    }
+    const documents = await shownDocuments(write.db, link.id);
+    return html(reply, 200, roomPage({ shortId, roomName: link.room_name, documents }));
+  });
+
+  async function gate(
+    shortId: string,
+    link: PublicLink,
+    visitorId: string,
+    form?: GateForm,
+    problem?: { message: string; field: 'email' | 'password' | 'form' },
+  ): Promise<string> {
+    return gatePage({
+      shortId,
+      roomName: link.room_name,
+      askEmail: link.requires_email,
+      askPassword: link.password_hash !== null,
+      token: (await deps.signer()).formToken(shortId, visitorId),
+      form,
+      problem,
+    });
+  }
+
+  app.post('/v/:shortId', async (request, reply) => {
+    const { shortId } = request.params as { shortId: string };
+    const link = await openLink(shortId);
+    const visitorId = visitorOf(request, reply);
+    const body = (request.body ?? {}) as Record<string, string | undefined>;
+    const form = { email: body.email?.trim().slice(0, 320), name: body.name?.trim().slice(0, 200) };
+    const signer = await deps.signer();
+    if (!signer.checkFormToken(shortId, visitorId, body.token)) {
+      const message = 'This form has expired. Please try again.';
+      return html(reply, 400, await gate(shortId, link, visitorId, form, { message, field: 'form' }));
+    }
+    const address = request.ip;
+    const now = write.clock.now();
+    const since = new Date(now.getTime() - GATE_FAILURES.windowMs);
+    const failures = await gateFailures(write.db, link.id, address, since);
+    if (link.password_hash && failures.count >= GATE_FAILURES.limit && failures.oldest) {
+      const wait = Math.max(
+        1,
+        Math.ceil((failures.oldest.getTime() + GATE_FAILURES.windowMs - now.getTime()) / 1000),
+      );
+      throw new PageError(
+        429,
+        'Too many attempts',
+        `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+        { 'Retry-After': String(wait) },
+      );
+    }
+    if (link.requires_email && !(form.email && EMAIL.test(form.email))) {
+      return html(
+        reply,
+        400,
+        await gate(shortId, link, visitorId, form, { message: 'Enter a valid email', field: 'email' }),
+      );
+    }
+    if (link.password_hash) {
+      const password = body.password ?? '';
+      if (password === '') {
+        return html(
+          reply,
+          400,
+          await gate(shortId, link, visitorId, form, { message: 'Enter the password', field: 'password' }),
+        );
+      }
+      if (password.length > 1024 || !(await verifyPassword(password, link.password_hash))) {
+        await recordGateFailure(write.db, link.id, address, now);
+        return html(
+          reply,
+          401,
+          await gate(shortId, link, visitorId, form, { message: 'Incorrect password', field: 'password' }),
+        );
+      }
+    }
+    const session: LinkSession = {
+      gate: signer.gateOf(link),
+      ...(link.requires_email ? { email: form.email, name: form.name || undefined } : {}),
+      seen: Math.floor(now.getTime() / 1000),
+    };
+    await visit(link, viewerOf(session, visitorId));
+    await keepSession(reply, shortId, session);
+    return reply.code(303).header('Location', `/v/${shortId}`).send();
+  });
+
+  /** The document behind a file or viewer address: only for the session that passed this link's gate. */
+  async function documentFor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{
+    shortId: string;
+    link: PublicLink;
+    document: ShownDocument;
+    session: LinkSession;
+    visitorId: string;
+  }> {
+    const { shortId, documentId } = request.params as { shortId: string; documentId: string };
+    const link = await openLink(shortId);
+    const passed = await passedSession(request, reply, shortId, link);
+    if (!passed || !isUuid(documentId)) throw NO_DOCUMENT();
+    const document = await shownDocument(write.db, link.id, documentId.toLowerCase());
+    if (!document) throw NO_DOCUMENT();
+    return { shortId, link, document, ...passed };
+  }
+
+  app.get('/v/:shortId/d/:documentId', async (request, reply) => {
+    const { shortId, link, document, session, visitorId } = await documentFor(request, reply);
+    let view: { id: string };
+    try {
+      view = await deps.startView(write, link.id, {
+        documentId: document.id,
+        viewer: viewerOf(session, visitorId),
+      });
+      await startReporting(write, view.id);
+    } catch (err) {
+      throw asPage(err);
+    }
+    const signer = await deps.signer();
+    return html(
+      reply,
+      200,
+      viewerPage({
+        shortId,
+        roomName: link.room_name,
+        document,
+        report: { url: `/v/${shortId}/views/${view.id}/report`, token: signer.viewToken(view.id) },
+        watermark: link.watermark ? watermarkText(session, write.clock.now()) : undefined,
+      }),
+    );
+  });
+
+  app.get('/v/:shortId/d/:documentId/file', async (request, reply) => {
+    const { document } = await documentFor(request, reply);
+    const file = await storedFile(write.db, document.id);
+    if (!file) throw NO_DOCUMENT();
+    return reply
+      .type(file.type)
+      .header('Content-Length', String(file.sizeBytes))
+      .header('Cache-Control', 'private, no-store')
+      .header('Content-Disposition', 'inline')
+      .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
+  });
+
+  app.get('/v/:shortId/d/:documentId/download', async (request, reply) => {
+    const { link, document, session, visitorId } = await documentFor(request, reply);
+    const file = await storedFile(write.db, document.id);
+    if (!file) throw NO_DOCUMENT();
+    let allowed: boolean;
+    try {
+      ({ allowed } = await recordDownload(write, link.id, {
+        documentId: document.id,
+        viewer: viewerOf(session, visitorId),
+      }));
+    } catch (err) {
+      throw asPage(err);
+    }
+    if (!allowed) {
+      throw new PageError(
+        403,
+        'Downloads are not allowed',
+        'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
+      );
+    }
+    reply
+      .type(file.type)
+      .header('Cache-Control', 'private, no-store')
+      .header('Content-Disposition', `attachment; filename="${fileName(document, file.type)}"`);
+    const chunks = fileChunks(write.db, document.id, file.chunks);
+    if (link.watermark && file.type === 'application/pdf') {
+      return reply.send(Buffer.from(await watermarkedPdf(chunks, watermarkText(session, write.clock.now()))));
+    }
+    return reply.header('Content-Length', String(file.sizeBytes)).send(Readable.from(chunks));
+  });
+
+  app.post('/v/:shortId/views/:viewId/report', async (request, reply) => {
+    const { shortId, viewId } = request.params as { shortId: string; viewId: string };
+    const link = await openLink(shortId);
+    const session = await sessionOf(request, link);
+    const body = parseReport(request.body);
+    const signer = await deps.signer();
+    if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
+      throw new ApiError('not_found', 'View not found');
+    }
+    try {
+      await reportReading(write, viewId, body.report);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'conflict') return reply.code(409).send();
+      throw err;
+    }
+    return reply.code(204).send();
+  });
+}
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** A refusal of the domain (a link turned off between two requests, say) as the page it means. */
+function asPage(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err instanceof PageError) return err;
+  if (err.code === 'not_found') return NO_LINK();
+  if (err.code === 'conflict') return NOT_ACTIVE();
+  return err;
+}
+
+function watermarkText(session: LinkSession, at: Date): string {
+  return `${session.email ?? 'Anonymous viewer'} · ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function fileName(document: ShownDocument, type: string): string {
+  const extension = type === 'application/pdf' ? '.pdf' : type === 'image/png' ? '.png' : '.jpg';
+  const base =
+    document.title
+      .replace(/[^\w .()-]+/g, '_')
+      .trim()
+      .slice(0, 120) || 'document';
+  return base.toLowerCase().endsWith(extension) ? base : `${base}${extension}`;
+}
+
+/** `{ token, pages: { "1": 4, "2": 6 }, final }`, as JSON (the page sends it as text, so sendBeacon may). */
+function parseReport(body: unknown): { token: string; report: ReadingReport } | undefined {
+  let value: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!value || typeof value !== 'object') return undefined;
+  const { token, pages, final } = value as { token?: unknown; pages?: unknown; final?: unknown };
+  if (typeof token !== 'string' || !pages || typeof pages !== 'object' || Array.isArray(pages))
+    return undefined;
+  const entries = Object.entries(pages as Record<string, unknown>);
+  if (entries.length > 10_000) return undefined;
+  const reported: { page: number; seconds: number }[] = [];
+  for (const [page, seconds] of entries) {
+    const n = Number(page);
+    if (
+      !/^[1-9]\d{0,5}$/.test(page) ||
+      typeof seconds !== 'number' ||
+      !Number.isFinite(seconds) ||
+      seconds < 0
+    ) {
+      return undefined;
+    }
+    if (seconds > 0) reported.push({ page: n, seconds: Math.min(seconds, 86_400) });
+  }
+  return { token, report: { pages: reported, final: final === true } };
+}

@@ -1,0 +1,114 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { PublicLink } from './repo.ts';
+
+/** A person's pass through one link's gate, kept in a signed cookie scoped to the link's path. */
+export interface LinkSession {
+  /** The link's gate when it was passed: a changed password or email rule asks again. */
+  gate: string;
+  email?: string | undefined;
+  name?: string | undefined;
+  /** Seconds since the epoch of the last page this session opened (a visit after 30 minutes without). */
+  seen: number;
+}
+
+export const SESSION_COOKIE = 'dr_link';
+export const VISITOR_COOKIE = 'dr_visitor';
+export const SESSION_DAYS = 30;
+export const VISITOR_DAYS = 365;
+
+/**
+ * Signs and checks the link page's cookies and form tokens with the service's own key
+ * (one for every process: repo.ts serviceSecret).
+ */
+export class Signer {
+  readonly #key: Buffer;
+  constructor(key: string) {
+    this.#key = Buffer.from(key, 'base64url');
+  }
+
+  static freshKey(): string {
+    return randomBytes(32).toString('base64url');
+  }
+
+  #mac(text: string): string {
+    return createHmac('sha256', this.#key).update(text).digest('base64url');
+  }
+
+  sign(value: unknown): string {
+    const body = Buffer.from(JSON.stringify(value)).toString('base64url');
+    return `${body}.${this.#mac(body)}`;
+  }
+
+  verify<T>(signed: string | undefined): T | undefined {
+    if (!signed) return undefined;
+    const [body, mac] = signed.split('.');
+    if (!body || !mac || !same(mac, this.#mac(body))) return undefined;
+    try {
+      return JSON.parse(Buffer.from(body, 'base64url').toString()) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What a session must carry to stand for this link's gate as it is now. */
+  gateOf(link: PublicLink): string {
+    return this.#mac(`gate|${link.id}|${link.requires_email}|${link.password_hash ?? ''}`).slice(0, 22);
+  }
+
+  /** The gate form's token: bound to the link and the visitor, so another site cannot post it. */
+  formToken(shortId: string, visitorId: string): string {
+    return this.#mac(`form|${shortId}|${visitorId}`);
+  }
+
+  checkFormToken(shortId: string, visitorId: string, token: unknown): boolean {
+    return typeof token === 'string' && same(token, this.formToken(shortId, visitorId));
+  }
+
+  /** A view's reporting token: the viewer page's reports name the view they are about. */
+  viewToken(viewId: string): string {
+    return this.#mac(`view|${viewId}`).slice(0, 32);
+  }
+
+  checkViewToken(viewId: string, token: unknown): boolean {
+    return typeof token === 'string' && same(token, this.viewToken(viewId));
+  }
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function newVisitorId(): string {
+  return randomUUID();
+}
+
+export const VISITOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Parses a Cookie header (the few the link page sets; anything odd is ignored). */
+export function readCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at < 1) continue;
+    const name = part.slice(0, at).trim();
+    if (!cookies.has(name)) cookies.set(name, part.slice(at + 1).trim());
+  }
+  return cookies;
+}
+
+export function cookie(
+  name: string,
+  value: string,
+  options: { path: string; maxAgeSeconds: number; secure: boolean },
+): string {
+  return [
+    `${name}=${value}`,
+    `Path=${options.path}`,
+    `Max-Age=${options.maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
+}

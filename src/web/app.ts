@@ -1,0 +1,178 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import type { ApiError } from '../core/errors.ts';
+import type { Metrics } from '../core/metrics.ts';
+import type { Database } from '../db/database.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
+import { createServer, type LoggerOption } from '../http/server.ts';
+import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
+import { linkPageRoutes, PageError } from '../link-page/routes.ts';
+import { Signer } from '../link-page/session.ts';
+import { messagePage } from '../link-page/views.ts';
+import type { TypedFastify } from '../routing/types.ts';
+import type { StartView } from '../tracking/view-starts.ts';
+
+export interface WebDeps {
+  db: Database;
+  clock: Clock;
+  appUrl: string;
+  logger: LoggerOption;
+  metrics: Metrics;
+  startView: StartView;
+  /** Told when a write has committed events (the in-process webhook worker wakes). */
+  onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
+}
+
+/** What every page and file may use: its own origin only, no inline script, never in a frame. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
+const PDFJS_DIR = dirname(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.min.mjs')));
+/** The assets the pages load, each from a file of this package or of pdf.js's. */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'link.css': { file: join(PUBLIC_DIR, 'link.css'), type: 'text/css; charset=utf-8' },
+  'viewer.js': { file: join(PUBLIC_DIR, 'viewer.js'), type: 'text/javascript; charset=utf-8' },
+  'icon.svg': { file: join(PUBLIC_DIR, 'icon.svg'), type: 'image/svg+xml' },
+  'pdfjs/pdf.min.mjs': { file: join(PDFJS_DIR, 'build/pdf.min.mjs'), type: 'text/javascript; charset=utf-8' },
+  'pdfjs/pdf.worker.min.mjs': {
+    file: join(PDFJS_DIR, 'build/pdf.worker.min.mjs'),
+    type: 'text/javascript; charset=utf-8',
+  },
+};
+/** pdf.js's data for the 14 standard fonts (PDFs that name Helvetica and do not embed it). */
+const STANDARD_FONT = /^[A-Za-z0-9_-]{1,64}\.(pfb|ttf)$/;
+
+/**
+ * The web app (contract.md section 7): the public link page. Server-rendered HTML from the
+ * same server factory as the two APIs, with its own error pages and a strict CSP.
+ */
+export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
+  const app = createServer({
+    api: 'web',
+    logger: deps.logger,
+    metrics: deps.metrics,
+    db: deps.db,
+    bodyLimit: 64 * 1024,
+    validationMessage: () => 'The request could not be understood',
+    renderError: renderPage,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, text, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(text as string)));
+    },
+  );
+  // Reading reports: JSON, sent as text so that navigator.sendBeacon may send the last one.
+  app.addContentTypeParser(
+    ['text/plain', 'application/json'],
+    { parseAs: 'string' },
+    (_request, text, done) => {
+      done(null, text);
+    },
+  );
+
+  const secure = deps.appUrl.startsWith('https://');
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    reply.header('Referrer-Policy', 'no-referrer');
+    reply.header('X-Robots-Tag', 'noindex, nofollow');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Cross-Origin-Opener-Policy', 'same-origin');
+    if (secure) reply.header('Strict-Transport-Security', 'max-age=31536000');
+    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'private, no-store');
+    return payload;
+  });
+
+  let signer: Promise<Signer> | undefined;
+  const write = {
+    db: deps.db,
+    clock: deps.clock,
+    appUrl: deps.appUrl,
+    onCommitted: (events: readonly RecordedEvent[]) => {
+      if (events.length > 0) deps.onEvents?.(events);
+    },
+  };
+  linkPageRoutes(app, {
+    write,
+    startView: deps.startView,
+    secureCookies: secure,
+    findLink: (shortId) => linkByShortId(deps.db, shortId),
+    signer: () => {
+      signer ??= serviceSecret(deps.db, 'link_session', Signer.freshKey(), deps.clock.now()).then(
+        (key) => new Signer(key),
+        (err) => {
+          signer = undefined;
+          throw err;
+        },
+      );
+      return signer;
+    },
+  });
+
+  app.get('/assets/*', async (request, reply) => {
+    const name = (request.params as { '*': string })['*'];
+    const asset = ASSETS[name];
+    const font = name.startsWith('pdfjs/standard_fonts/')
+      ? name.slice('pdfjs/standard_fonts/'.length)
+      : undefined;
+    const file =
+      asset?.file ?? (font && STANDARD_FONT.test(font) ? join(PDFJS_DIR, 'standard_fonts', font) : undefined);
+    if (!file) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    if (size === undefined) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
+    return reply
+      .type(asset?.type ?? 'application/octet-stream')
+      .header('Content-Length', String(size))
+      .header('Cache-Control', 'public, max-age=3600')
+      .send(createReadStream(file));
+  });
+
+  app.get('/healthz', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok'));
+  return app;
+}
+
+/** Every error of the web app is a page: what happened, in words, never a stack or a query. */
+function renderPage(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error instanceof PageError) {
+    return reply
+      .code(error.status)
+      .type('text/html; charset=utf-8')
+      .send(messagePage(error.title, error.detail));
+  }
+  const pages: Record<number, [string, string]> = {
+    400: ['This request could not be understood', 'Go back and try again.'],
+    404: ['Page not found', 'There is nothing at this address.'],
+    405: ['Page not found', 'There is nothing at this address.'],
+    429: ['Too many requests', 'Wait a moment, then try again.'],
+    503: ['Busy right now', 'Please try again in a moment.'],
+  };
+  const [title, detail] = pages[error.statusCode] ?? [
+    'Something went wrong',
+    'Please try again in a moment.',
+  ];
+  const status = error.statusCode === 405 ? 404 : error.statusCode;
+  return reply.code(status).type('text/html; charset=utf-8').send(messagePage(title, detail));
+}
