@@ -32,6 +32,7 @@ export type ManagedLink = Link & {
   dealRoomId: string;
   enabled: boolean;
   allowDownload: boolean;
+  watermark: boolean;
   documentIds: string[] | null;
 };
 
@@ -71,6 +72,7 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
           passwordHash,
           expiresAt: input.expiresAt ?? null,
           allowDownload: input.allowDownload ?? true,
+          watermark: input.watermark ?? false,
           allDocuments: documentIds === null,
         },
         tx.now,
@@ -178,6 +180,7 @@ export function managed(ctx: WriteContext, tx: { now: Date }, link: LinkRecord):
     dealRoomId: link.deal_room_id,
     enabled: link.enabled,
     allowDownload: link.allow_download,
+    watermark: link.watermark,
     documentIds: link.document_ids,
   };
 }

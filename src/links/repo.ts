@@ -42,6 +42,7 @@ export interface LinkRecord extends LinkRow {
   deal_room_id: string;
   team_id: string;
   allow_download: boolean;
+  watermark: boolean;
   /** null when the link shows every document of the room. */
   document_ids: string[] | null;
 }
@@ -52,7 +53,7 @@ export async function loadLink(
   lock: RowLock = 'none',
 ): Promise<LinkRecord | undefined> {
   const rows = await tx.query<LinkRecord>(
-    `SELECT ${LINK_COLUMNS}, l.deal_room_id, r.team_id, l.allow_download,
+    `SELECT ${LINK_COLUMNS}, l.deal_room_id, r.team_id, l.allow_download, l.watermark,
             CASE WHEN l.all_documents THEN NULL
                  ELSE coalesce((SELECT array_agg(ld.document_id::text ORDER BY ld.document_id)
                                   FROM link_documents ld WHERE ld.link_id = l.id), '{}') END AS document_ids
@@ -74,6 +75,7 @@ export interface NewLinkRow {
   passwordHash: string | null;
   expiresAt: Date | null;
   allowDownload: boolean;
+  watermark: boolean;
   allDocuments: boolean;
 }
 
@@ -81,9 +83,9 @@ export interface NewLinkRow {
 export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Promise<void> {
   await tx.query(
     `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
-                        allow_download, all_documents, created_at, updated_at, expiry_announced_for)
+                        allow_download, all_documents, created_at, updated_at, expiry_announced_for, watermark)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11,
-             CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END)`,
+             CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END, $12)`,
     [
       link.id,
       link.roomId,
@@ -96,6 +98,7 @@ export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Pr
       link.allowDownload,
       link.allDocuments,
       now,
+      link.watermark,
     ],
   );
 }
@@ -108,6 +111,7 @@ export interface LinkSettings {
   /** null: the link does not expire. */
   expiresAt?: Date | null | undefined;
   allowDownload?: boolean | undefined;
+  watermark?: boolean | undefined;
 }
 
 /** What an update sets; undefined leaves a column as it is (a null password hash clears it). */
@@ -132,7 +136,8 @@ export async function updateLinkRow(
             expiry_announced_for = CASE WHEN $8 AND $9::timestamptz <= $13 AND expires_at <= $13 THEN $9::timestamptz
                                         ELSE expiry_announced_for END,
             allow_download = coalesce($10, allow_download),
-            all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END
+            all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END,
+            watermark = coalesce($14, watermark)
       WHERE id = $1`,
     [
       id,
@@ -148,6 +153,7 @@ export async function updateLinkRow(
       changes.allDocuments !== undefined,
       changes.allDocuments ?? null,
       now,
+      changes.watermark ?? null,
     ],
   );
 }

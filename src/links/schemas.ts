@@ -42,6 +42,9 @@ export const ManagedLinkSchema = Managed('ManagedLink', LinkSchema, {
   dealRoomId: Uuid(),
   enabled: Type.Boolean(),
   allowDownload: Type.Boolean(),
+  watermark: Type.Boolean({
+    description: "The viewer's email and the time over every page shown and downloaded",
+  }),
   documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
 });
 const linkFields = {
@@ -55,6 +58,7 @@ const linkFields = {
   ),
   expiresAt: Type.Optional(Nullable(When('When the link stops working; null: never'))),
   allowDownload: Type.Optional(Type.Boolean()),
+  watermark: Type.Optional(Type.Boolean()),
   documentIds: Type.Optional(
     Nullable(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000, uniqueItems: true })),
   ),

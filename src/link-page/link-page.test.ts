@@ -1,0 +1,406 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
+import type { Database } from '../db/database.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { completeSilentViews } from '../tracking/reading.ts';
+import { createViewStartWriter } from '../tracking/view-starts.ts';
+import { buildWebApp } from '../web/app.ts';
+
+const MINUTE = 60_000;
+
+describe.each(storeKinds())('the link page (%s store)', (kind) => {
+  let db: Database;
+  let admin: Awaited<ReturnType<typeof managementClient>>;
+  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const startView = createViewStartWriter();
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    admin = await managementClient(db, clock, createMetrics(), { startView });
+    web = await buildWebApp({
+      db,
+      clock,
+      appUrl: 'http://localhost:3000',
+      logger: { level: 'silent' },
+      metrics: createMetrics(),
+      startView,
+    });
+    await web.ready();
+  });
+  afterAll(async () => {
+    await web?.close();
+    await admin?.app.close();
+    await db?.close();
+  });
+
+  /** A browser's cookies for the web app, and its address. */
+  function visitor(address = '198.51.100.7') {
+    const jar = new Map<string, string>();
+    const request = async (
+      method: 'GET' | 'POST',
+      url: string,
+      form?: Record<string, string>,
+      raw?: string,
+    ) => {
+      const response = await web.inject({
+        method,
+        url,
+        remoteAddress: address,
+        headers: {
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          ...(raw !== undefined ? { 'content-type': 'text/plain' } : {}),
+        },
+        ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+        ...(raw !== undefined ? { payload: raw } : {}),
+      });
+      const set = response.headers['set-cookie'];
+      for (const line of Array.isArray(set) ? set : set ? [set] : []) {
+        const [pair] = line.split(';');
+        const at = pair?.indexOf('=') ?? -1;
+        if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return response;
+    };
+    return {
+      jar,
+      get: (url: string) => request('GET', url),
+      post: (url: string, form: Record<string, string>) => request('POST', url, form),
+      report: (url: string, body: unknown) => request('POST', url, undefined, JSON.stringify(body)),
+      /** The gate's form token, read from the gate page. */
+      async token(shortId: string) {
+        const gate = await request('GET', `/v/${shortId}`);
+        return /name="token" value="([^"]+)"/.exec(gate.body)?.[1] ?? '';
+      },
+    };
+  }
+
+  let rooms = 0;
+  /** A team, a room, three documents (a 3-page PDF, a draft, one without a file) and a link. */
+  async function room(link: Record<string, unknown> = {}) {
+    clock.advance(MINUTE);
+    const teamId = (await admin.post('/teams', { name: 'Link page' })).body.data.id as string;
+    const roomId = (await admin.post(`/teams/${teamId}/deal-rooms`, { name: `Room <${++rooms}> & "Co"` }))
+      .body.data.id as string;
+    const doc = async (body: Record<string, unknown>) =>
+      (await admin.post(`/deal-rooms/${roomId}/documents`, body)).body.data.id as string;
+    const deck = await doc({
+      name: 'deck.pdf',
+      displayName: 'Pitch <deck>',
+      status: 'published',
+      position: 2,
+    });
+    const draft = await doc({ name: 'draft.pdf', status: 'draft', position: 1 });
+    const empty = await doc({ name: 'Notes', status: 'published', position: 3 });
+    for (const id of [deck, draft]) {
+      const put = await admin.app.inject({
+        method: 'PUT',
+        url: `/documents/${id}/file`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/pdf' },
+        payload: Buffer.from(await numberedPdf(3)),
+      });
+      expect(put.statusCode).toBe(200);
+    }
+    const created = await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Investors', ...link });
+    expect(created.status).toBe(201);
+    const { id: linkId, shortId } = created.body.data as { id: string; shortId: string };
+    return { teamId, roomId, linkId, shortId, deck, draft, empty };
+  }
+
+  it('answers 404 for an unknown link and 410 for a disabled or expired one, as pages with the security headers', async () => {
+    const unknown = await visitor().get('/v/no-such-link');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(unknown.body).toContain('This link does not exist');
+    for (const header of [
+      'x-request-id',
+      'content-security-policy',
+      'referrer-policy',
+      'x-robots-tag',
+      'x-content-type-options',
+    ]) {
+      expect(unknown.headers[header], header).toBeDefined();
+    }
+    expect(unknown.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(unknown.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(unknown.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(unknown.headers['referrer-policy']).toBe('no-referrer');
+    expect(unknown.headers['x-robots-tag']).toContain('noindex');
+
+    const { linkId, shortId } = await room();
+    expect((await admin.post(`/links/${linkId}/deactivate`)).status).toBe(200);
+    const off = await visitor().get(`/v/${shortId}`);
+    expect(off.statusCode).toBe(410);
+    expect(off.body).toContain('This link is no longer active');
+
+    const expiring = await room({ expiresAt: new Date(clock.now().getTime() + 10 * MINUTE).toISOString() });
+    expect((await visitor().get(`/v/${expiring.shortId}`)).statusCode).toBe(200);
+    clock.advance(10 * MINUTE);
+    expect((await visitor().get(`/v/${expiring.shortId}`)).statusCode).toBe(410);
+    expect((await visitor().get(`/v/${expiring.shortId}/d/${expiring.deck}`)).statusCode).toBe(410);
+  });
+
+  it('gates a link with an email and a password: 400s naming the field, 401, then the room and one visit', async () => {
+    const { teamId, shortId, deck, empty, roomId } = await room({
+      requiresEmail: true,
+      password: 'open sesame',
+    });
+    const ana = visitor();
+    const gate = await ana.get(`/v/${shortId}`);
+    expect(gate.statusCode).toBe(200);
+    for (const label of [
+      '<label for="email">Email</label>',
+      '<label for="name">Name</label>',
+      '<label for="password">Password</label>',
+    ]) {
+      expect(gate.body).toContain(label);
+    }
+    expect(gate.body).toMatch(/<button type="submit" class="primary">Continue<\/button>/);
+    expect(gate.body).not.toContain(roomId);
+    expect(gate.body).not.toContain(teamId);
+    expect(gate.body).toContain('Room &lt;');
+    const token = await ana.token(shortId);
+
+    const badEmail = await ana.post(`/v/${shortId}`, {
+      token,
+      email: 'not-an-email',
+      password: 'open sesame',
+    });
+    expect(badEmail.statusCode).toBe(400);
+    expect(badEmail.body).toContain('Enter a valid email');
+    const noPassword = await ana.post(`/v/${shortId}`, { token, email: 'ana@example.com' });
+    expect(noPassword.statusCode).toBe(400);
+    expect(noPassword.body).toContain('Enter the password');
+    const wrong = await ana.post(`/v/${shortId}`, { token, email: 'ana@example.com', password: 'nope' });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('Incorrect password');
+    // Nothing is open before the gate is passed: not the viewer, not the file.
+    expect((await ana.get(`/v/${shortId}/d/${deck}`)).statusCode).toBe(404);
+    const file = await ana.get(`/v/${shortId}/d/${deck}/file`);
+    expect(file.statusCode).toBe(404);
+    expect(file.headers['content-type']).toBe('text/html; charset=utf-8');
+
+    const passed = await ana.post(`/v/${shortId}`, {
+      token,
+      email: ' Ana@Example.com ',
+      name: 'Ana <Lima>',
+      password: 'open sesame',
+    });
+    expect(passed.statusCode).toBe(303);
+    expect(passed.headers.location).toBe(`/v/${shortId}`);
+    const cookies = String(passed.headers['set-cookie']);
+    expect(cookies).toContain('HttpOnly');
+    expect(cookies).toContain('SameSite=Lax');
+    expect(cookies).toContain(`Path=/v/${shortId}`);
+
+    const page = await ana.get(`/v/${shortId}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/<h1>Room &lt;\d+&gt; &amp; &quot;Co&quot;<\/h1>/);
+    // Published documents only, in sidebar order, named by displayName ?? name.
+    const titles = [...page.body.matchAll(/class="doc-title">([^<]*)</g)].map((m) => m[1]);
+    expect(titles).toEqual(['Pitch &lt;deck&gt;', 'Notes']);
+    expect(page.body).toContain(`/v/${shortId}/d/${deck}`);
+    expect(page.body).toContain(`/v/${shortId}/d/${empty}`);
+    expect(page.body).not.toContain(roomId);
+
+    // One visit for passing the gate; coming back within 30 minutes is the same visit, after is another.
+    const visits = async () =>
+      (
+        await db.query<{ n: number }>('SELECT count(*)::int AS n FROM visits WHERE deal_room_id = $1', [
+          roomId,
+        ])
+      )[0]?.n;
+    expect(await visits()).toBe(1);
+    clock.advance(29 * MINUTE);
+    await ana.get(`/v/${shortId}`);
+    expect(await visits()).toBe(1);
+    clock.advance(30 * MINUTE);
+    await ana.get(`/v/${shortId}`);
+    expect(await visits()).toBe(2);
+    const viewers = await db.query<{ email: string }>('SELECT email FROM viewers WHERE deal_room_id = $1', [
+      roomId,
+    ]);
+    expect(viewers).toEqual([{ email: 'ana@example.com' }]);
+  });
+
+  it('throttles wrong passwords per link and address: the 6th attempt after 5 in 15 minutes is a 429 with Retry-After', async () => {
+    const { shortId } = await room({ password: 'right one' });
+    const guesser = visitor('203.0.113.50');
+    const token = await guesser.token(shortId);
+    for (let i = 0; i < 5; i++) {
+      expect((await guesser.post(`/v/${shortId}`, { token, password: `guess ${i}` })).statusCode).toBe(401);
+    }
+    clock.advance(MINUTE);
+    const held = await guesser.post(`/v/${shortId}`, { token, password: 'right one' });
+    expect(held.statusCode).toBe(429);
+    expect(Number(held.headers['retry-after'])).toBe(14 * 60);
+    expect(held.body).toContain('Too many');
+    // Another address is not held back.
+    const other = visitor('203.0.113.51');
+    expect(
+      (await other.post(`/v/${shortId}`, { token: await other.token(shortId), password: 'right one' }))
+        .statusCode,
+    ).toBe(303);
+    clock.advance(14 * MINUTE);
+    expect((await guesser.post(`/v/${shortId}`, { token, password: 'right one' })).statusCode).toBe(303);
+  });
+
+  it('refuses a gate form without its token (another site cannot post it)', async () => {
+    const { shortId } = await room({ requiresEmail: true });
+    const response = await visitor().post(`/v/${shortId}`, { email: 'eve@example.com' });
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('This form has expired');
+  });
+
+  it('opens an ungated link with one visit, and a view per document opened, its reports growing the duration and the pages', async () => {
+    const { teamId, roomId, linkId, shortId, deck, draft } = await room();
+    const bo = visitor();
+    const page = await bo.get(`/v/${shortId}`);
+    expect(page.statusCode).toBe(200);
+    expect(bo.jar.get('dr_visitor')).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect((await bo.get(`/v/${shortId}/d/${draft}`)).statusCode).toBe(404);
+    expect((await bo.get(`/v/${shortId}/d/00000000-0000-4000-8000-000000000000`)).statusCode).toBe(404);
+    expect((await bo.get(`/v/${shortId}/d/not-an-id`)).statusCode).toBe(404);
+    const viewer = await bo.get(`/v/${shortId}/d/${deck}`);
+    expect(viewer.statusCode).toBe(200);
+    expect([...viewer.body.matchAll(/data-page="(\d+)"/g)].map((m) => m[1])).toEqual(['1', '2', '3']);
+    expect(viewer.body).toContain('>Download</a>');
+    expect(viewer.body).not.toMatch(/<script>(?!<)/);
+    const report = /data-report="([^"]+)" data-token="([^"]+)"/.exec(viewer.body);
+    const [, url, token] = report ?? [];
+    expect(url).toMatch(/^\/v\/.+\/views\/[0-9a-f-]{36}\/report$/);
+    const viewId = url?.split('/')[4] as string;
+
+    const file = await bo.get(`/v/${shortId}/d/${deck}/file`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toBe('application/pdf');
+    expect(file.headers['cache-control']).toBe('private, no-store');
+    expect(file.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+
+    clock.advance(10_000);
+    expect((await bo.report(url as string, { token, pages: { 1: 6, 2: 3 } })).statusCode).toBe(204);
+    clock.advance(10_000);
+    expect((await bo.report(url as string, { token, pages: { 2: 4, 3: 40 } })).statusCode).toBe(204);
+    // 40 seconds in 10 are more than can have passed: the report counts 10 + 5 at the most.
+    const [row] = await db.query<{ duration_seconds: number; completed_at: Date | null }>(
+      'SELECT duration_seconds, completed_at FROM views WHERE id = $1',
+      [viewId],
+    );
+    expect(row).toEqual({ duration_seconds: 9 + 15, completed_at: null });
+    // Another token, or none, is not this view's.
+    expect((await bo.report(url as string, { token: 'x', pages: { 1: 5 } })).statusCode).toBe(404);
+    expect((await visitor().report(url as string, { token, pages: { 1: 5 } })).statusCode).toBe(404);
+
+    clock.advance(5_000);
+    expect((await bo.report(url as string, { token, pages: { 3: 2 }, final: true })).statusCode).toBe(204);
+    expect((await bo.report(url as string, { token, pages: { 3: 2 }, final: true })).statusCode).toBe(409);
+    const completed = (await recordedEvents(db)).filter(
+      (e) => e.type === 'view.completed' && e.data.id === viewId,
+    );
+    expect(completed).toHaveLength(1);
+    expect(completed[0]?.data).toMatchObject({ id: viewId, linkId, durationSeconds: 26 });
+
+    const figures = (await admin.get(`/documents/${deck}/pages?period=7d`)).body.data;
+    expect(figures).toEqual({
+      documentId: deck,
+      period: '7d',
+      pageCount: 3,
+      views: 1,
+      completion: 1,
+      pages: [
+        { page: 1, views: 1, activeSeconds: 6, avgActiveSeconds: 6 },
+        { page: 2, views: 1, activeSeconds: 7, avgActiveSeconds: 7 },
+        { page: 3, views: 1, activeSeconds: 13, avgActiveSeconds: 13 },
+      ],
+    });
+    const key = (await admin.post(`/teams/${teamId}/keys`, { name: 'crm' })).body.data.key as string;
+    const room2 = await readApi(`/v1/deal-rooms/${roomId}`, key);
+    expect(room2).toMatchObject({ totalViews: 1, uniqueViewers: 1, avgViewDurationSeconds: 26 });
+  });
+
+  it('completes a view whose page stopped reporting after 5 minutes, once, with the time reported', async () => {
+    const { shortId, deck } = await room();
+    const cy = visitor();
+    const viewer = await cy.get(`/v/${shortId}/d/${deck}`);
+    const [, url, token] = /data-report="([^"]+)" data-token="([^"]+)"/.exec(viewer.body) ?? [];
+    const viewId = url?.split('/')[4] as string;
+    clock.advance(10_000);
+    await cy.report(url as string, { token, pages: { 1: 8 } });
+    const ctx = { db, clock, appUrl: '' };
+    clock.advance(4 * MINUTE);
+    expect(await completeSilentViews(ctx)).toBe(0);
+    clock.advance(MINUTE + 1000);
+    expect(await completeSilentViews(ctx)).toBeGreaterThanOrEqual(1);
+    expect(await completeSilentViews(ctx)).toBe(0);
+    const completed = (await recordedEvents(db)).filter(
+      (e) => e.type === 'view.completed' && e.data.id === viewId,
+    );
+    expect(completed.map((e) => e.data.durationSeconds)).toEqual([8]);
+  });
+
+  it('downloads a file when allowed (download.created) and answers a 403 page when not (download.denied)', async () => {
+    const { shortId, deck, linkId } = await room({ allowDownload: false });
+    const di = visitor();
+    await di.get(`/v/${shortId}`);
+    const viewer = await di.get(`/v/${shortId}/d/${deck}`);
+    expect(viewer.body).not.toContain('>Download</a>');
+    const denied = await di.get(`/v/${shortId}/d/${deck}/download`);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.body).toContain('Downloads are not allowed');
+    expect(denied.headers['content-type']).toBe('text/html; charset=utf-8');
+
+    expect((await admin.patch(`/documents/${deck}`, { downloadOverride: true })).status).toBe(200);
+    clock.advance(1000);
+    const allowed = await di.get(`/v/${shortId}/d/${deck}/download`);
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['content-disposition']).toBe('attachment; filename="Pitch _deck_.pdf"');
+    expect(allowed.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    const types = (await recordedEvents(db))
+      .filter((e) => e.type.startsWith('download.') && e.data.linkId === linkId)
+      .map((e) => e.type);
+    expect(types).toEqual(['download.denied', 'download.created']);
+  });
+
+  it('serves no bytes of a gated link without the session that passed its gate', async () => {
+    const { shortId, deck } = await room({ requiresEmail: true, allowDownload: true });
+    const stranger = visitor();
+    for (const path of ['', '/file', '/download']) {
+      const response = await stranger.get(`/v/${shortId}/d/${deck}${path}`);
+      expect(response.statusCode, path).toBe(404);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.rawPayload.includes(Buffer.from('%PDF-'))).toBe(false);
+    }
+    // Another link's session does not open this one.
+    const other = await room();
+    await stranger.get(`/v/${other.shortId}`);
+    expect((await stranger.get(`/v/${shortId}/d/${deck}/file`)).statusCode).toBe(404);
+  });
+
+  it('shows a watermark over the pages and stamps it on downloaded PDFs when the link asks for one', async () => {
+    const { shortId, deck } = await room({ requiresEmail: true, watermark: true });
+    const wm = visitor();
+    const token = await wm.token(shortId);
+    expect((await wm.post(`/v/${shortId}`, { token, email: 'wm@example.com' })).statusCode).toBe(303);
+    const viewer = await wm.get(`/v/${shortId}/d/${deck}`);
+    expect(viewer.body).toContain('class="watermark"');
+    expect(viewer.body).toContain('wm@example.com · 2026-');
+    const download = await wm.get(`/v/${shortId}/d/${deck}/download`);
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  async function readApi(url: string, key: string) {
+    const { testApp } = await import('../testing/app.ts');
+    const api = await testApp(db, clock);
+    try {
+      return (await api.get(url, key)).body.data;
+    } finally {
+      await api.app.close();
+    }
+  }
+});
