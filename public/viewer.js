@@ -28,7 +28,10 @@ async function renderPdf(container, pages) {
       disableRange: true,
     }).promise;
   } catch {
-    container.insertAdjacentHTML('beforebegin', '<p class="alert" role="alert">This document could not be opened.</p>');
+    container.insertAdjacentHTML(
+      'beforebegin',
+      '<p class="alert" role="alert">This document could not be opened.</p>',
+    );
     return;
   }
   const first = await pdf.getPage(1);
@@ -88,9 +91,13 @@ function track(container, pages) {
 
   let lastInput = Date.now();
   for (const type of ['scroll', 'wheel', 'keydown', 'pointerdown', 'pointermove', 'touchstart']) {
-    window.addEventListener(type, () => {
-      lastInput = Date.now();
-    }, { passive: true, capture: true });
+    window.addEventListener(
+      type,
+      () => {
+        lastInput = Date.now();
+      },
+      { passive: true, capture: true },
+    );
   }
   const active = () =>
     document.visibilityState === 'visible' && document.hasFocus() && Date.now() - lastInput < IDLE_AFTER_MS;
@@ -108,7 +115,12 @@ function track(container, pages) {
     const sent = pending;
     pending = {};
     try {
-      const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ token, pages: sent, final: false }), keepalive: true });
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ token, pages: sent, final: false }),
+        keepalive: true,
+      });
       if (answer.status === 409 || answer.status === 404) done = true;
     } catch {
       // Not sent: counted again with the next report.

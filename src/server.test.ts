@@ -1,6 +1,6 @@
 import { connect, createServer } from 'node:net';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from './config.ts';
 import { type ServerOptions, startServer } from './server.ts';
 import { freshStores, storeKinds } from './testing/stores.ts';

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dealroom } from '../testing/process.ts';
 import { freshStores, storeKinds } from '../testing/stores.ts';
 

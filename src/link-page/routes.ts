@@ -31,7 +31,7 @@ import {
   VISITOR_DAYS,
   VISITOR_ID,
 } from './session.ts';
-import { type GateForm, gatePage, messagePage, roomPage, viewerPage } from './views.ts';
+import { type GateForm, gatePage, roomPage, viewerPage } from './views.ts';
 import { watermarkedPdf } from './watermark.ts';
 
 /** A session coming back after this long without a page is a new visit (contract.md section 7). */
