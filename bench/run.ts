@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
+import { benchLinkPage, type LinkPageReport } from './link-page.ts';
 import { benchWebhooks, type WebhookReport } from './webhooks.ts';
 import { benchWrites, type WriteReport } from './writes.ts';
 
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     deliveries: { type: 'string', default: '100000' },
+    readers: { type: 'string', default: '500' },
     out: { type: 'string', default: 'BENCHMARKS.md' },
   },
 });
@@ -35,6 +37,7 @@ const VIEWS = Number(values.views);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const DELIVERIES = Number(values.deliveries);
+const READERS = Number(values.readers);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Row extends LoadResult {
@@ -52,6 +55,7 @@ interface StoreReport {
   loadRssMiB: number;
   rows: Row[];
   writes: WriteReport;
+  linkPage: LinkPageReport;
   webhooks: WebhookReport;
 }
 
@@ -103,13 +107,20 @@ async function benchStore(
       const server = await startListening(
         [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
         // The worker runs in the server; the bench's receiver is on loopback.
-        { ...env, ADMIN_TOKEN: adminToken, MANAGEMENT_PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+        {
+          ...env,
+          ADMIN_TOKEN: adminToken,
+          MANAGEMENT_PORT: '0',
+          WEB_PORT: '0',
+          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        },
         /Analytics API listening on (http:\/\/[^\s]+)/,
       );
       const manage = {
         base: /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '',
         token: adminToken,
       };
+      const webBase = /Link pages listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '';
       const bare = await startListening(
         [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'bare.ts')],
         process.env,
@@ -192,6 +203,22 @@ async function benchStore(
         console.log(
           `${store}: view starts ${writes.viewStarts.rps.toFixed(0)}/s (${(writes.viewStarts.rps / writes.bare.rps).toFixed(2)}x bare POSTs, p99 ${writes.viewStarts.p99} ms, ${writes.viewStarts.non2xx + writes.viewStarts.errors} failed); one room read ${writes.readDuringWrites.rps.toFixed(0)} req/s during, ${writes.readAlone.rps.toFixed(0)} alone`,
         );
+        const linkPage = await benchLinkPage({
+          readBase: server.base,
+          manageBase: manage.base,
+          webBase,
+          bareBase: bare.base,
+          adminToken,
+          key,
+          busyRoomId: shape.busyRoomId,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          readers: READERS,
+        });
+        const lp = linkPage.reports;
+        console.log(
+          `${store}: link page: room page ${linkPage.roomPage.rps.toFixed(0)} req/s p99 ${linkPage.roomPage.p99} ms, viewer ${linkPage.viewerPage.rps.toFixed(0)} req/s p99 ${linkPage.viewerPage.p99} ms; ${lp.readers} readers sent ${lp.perSecond.toFixed(0)} reports/s (p99 ${lp.p99} ms, ${lp.failed} failed), ${lp.secondsCounted} of ${lp.secondsSent} seconds counted`,
+        );
         const receiver = await startListening(
           [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'receiver.ts')],
           process.env,
@@ -212,7 +239,17 @@ async function benchStore(
         console.log(
           `${store}: webhooks: commit to first attempt p50 ${webhooks.idleLatency.p50} ms, max ${webhooks.idleLatency.max} ms${d ? `; ${d.deliveries} deliveries drained at ${d.perSecond.toFixed(0)}/s (${(d.perSecond / d.bare.rps).toFixed(2)}x bare POSTs), slow endpoint ${d.slowDelivered}/${d.slowQueued}` : ''}`,
         );
-        return { store, importSeconds, importPeakMiB, idleRssMiB, loadRssMiB, rows, writes, webhooks };
+        return {
+          store,
+          importSeconds,
+          importPeakMiB,
+          idleRssMiB,
+          loadRssMiB,
+          rows,
+          writes,
+          linkPage,
+          webhooks,
+        };
       } finally {
         await server.stop();
         await bare.stop();
@@ -259,6 +296,28 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
       'reads during writes: no errors',
       `one room ${Math.round(w.readDuringWrites.rps).toLocaleString('en-US')} req/s (${(w.readDuringWrites.rps / w.readAlone.rps).toFixed(2)} × alone), p99 ${w.readDuringWrites.p99} ms`,
       w.readDuringWrites.non2xx + w.readDuringWrites.errors === 0,
+    );
+    const lp = r.linkPage;
+    for (const [name, result] of [
+      ['link page: the room page', lp.roomPage],
+      ['link page: the document viewer (each opening starts a view)', lp.viewerPage],
+    ] as const) {
+      const failures = result.non2xx + result.errors;
+      row(
+        store,
+        `${name}, ${CONNECTIONS} connections on the busy room: p99 under 50 ms, no errors`,
+        `${Math.round(result.rps).toLocaleString('en-US')} req/s (${(result.rps / result.bare.rps).toFixed(2)} × bare), p99 ${result.p99} ms, ${failures} failed`,
+        result.p99 < 50 && failures === 0,
+      );
+    }
+    const reports = lp.reports;
+    row(
+      store,
+      `page reports from ${reports.readers} readers: ${pg ? '>= 2,000/s, ' : ''}every second counted once`,
+      `${Math.round(reports.perSecond).toLocaleString('en-US')}/s, p99 ${reports.p99} ms, ${reports.failed} failed; ${reports.secondsCounted.toLocaleString('en-US')} of ${reports.secondsSent.toLocaleString('en-US')} seconds counted`,
+      (!pg || reports.perSecond >= 2000) &&
+        reports.failed === 0 &&
+        reports.secondsCounted === reports.secondsSent,
     );
     const hooks = r.webhooks;
     row(
@@ -367,6 +426,19 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
       `| bare POST route, same sizes, same writers, just before | ${w.bare.rps.toFixed(0)} | 1.00 | ${w.bare.p50} | ${w.bare.p99} | ${w.bare.non2xx + w.bare.errors} |`,
       `| one room (busy), during the writes | ${w.readDuringWrites.rps.toFixed(0)} | | ${w.readDuringWrites.p50} | ${w.readDuringWrites.p99} | ${w.readDuringWrites.non2xx + w.readDuringWrites.errors} |`,
       `| one room (busy), alone just before | ${w.readAlone.rps.toFixed(0)} | | ${w.readAlone.p50} | ${w.readAlone.p99} | ${w.readAlone.non2xx + w.readAlone.errors} |`,
+    );
+    const lp = r.linkPage;
+    lines.push(
+      '',
+      `The link page on the busy room, from ${CONNECTIONS} connections each holding a session that passed the gate; then reading reports (one second of page time each, every 250 ms) from ${lp.reports.readers} readers, each on a view of its own:`,
+      '',
+      '| load | body bytes | req/s | × bare | p50 ms | p99 ms | failed |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      `| room page \`GET /v/{shortId}\` | ${lp.roomPage.bytes} | ${lp.roomPage.rps.toFixed(0)} | ${(lp.roomPage.rps / lp.roomPage.bare.rps).toFixed(2)} | ${lp.roomPage.p50} | ${lp.roomPage.p99} | ${lp.roomPage.non2xx + lp.roomPage.errors} |`,
+      `| document viewer \`GET /v/{shortId}/d/{id}\` (starts a view) | ${lp.viewerPage.bytes} | ${lp.viewerPage.rps.toFixed(0)} | ${(lp.viewerPage.rps / lp.viewerPage.bare.rps).toFixed(2)} | ${lp.viewerPage.p50} | ${lp.viewerPage.p99} | ${lp.viewerPage.non2xx + lp.viewerPage.errors} |`,
+      `| reading reports | | ${lp.reports.perSecond.toFixed(0)} | | | ${lp.reports.p99} | ${lp.reports.failed} |`,
+      '',
+      `Seconds of reading sent: ${lp.reports.secondsSent.toLocaleString('en-US')}; counted in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
     );
     const hooks = r.webhooks;
     lines.push(

@@ -15,7 +15,7 @@ import { periodDays } from './period.ts';
 describe.each(storeKinds())('figures agree with the raw events (%s store)', (kind) => {
   const s = useApi(kind);
 
-  it('for every room of the demo data and every period', async () => {
+  it('for every room of the demo data and every period', { timeout: 120_000 }, async () => {
     await importRecords(s.db, s.clock, datasetRecords(demoDataset(s.clock.now())));
     const { key } = await createApiKey({ db: s.db, clock: s.clock, appUrl: '' }, { teamId: DEMO_TEAM_ID });
     const rooms = await s.db.query<{ id: string; created_at: Date }>(

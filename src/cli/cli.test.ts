@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/index.js';
 import { systemClock } from '../core/clock.ts';
 import { openStore } from '../db/open.ts';
 import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/commands.ts';
+import { numberedPdf } from '../seed/pdf.ts';
 import { load, make } from '../testing/fixtures.ts';
 import { BIN, dealroom, startServer, startWorkerProcess } from '../testing/process.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
@@ -97,6 +98,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
 
   it('records view starts arriving together through serve, and the read API counts each at once', async () => {
     const token = 'a-long-enough-admin-token';
+    expect((await dealroom(['migrate'], env)).code).toBe(0);
     const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
     try {
       const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
@@ -137,6 +139,54 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       const metrics = await (await fetch(`${manage}/metrics`, { headers })).text();
       expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="view.started"\} 40$/m);
       expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="viewer.created"\} 25$/m);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('stores a document file from the command line while serve runs (pages counted; a text file refused, nothing changed)', async () => {
+    const token = 'a-long-enough-admin-token';
+    expect((await dealroom(['migrate'], env)).code).toBe(0);
+    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
+    try {
+      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const post = async (path: string, body: unknown) =>
+        (
+          (await (
+            await fetch(`${manage}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+          ).json()) as {
+            data: { id: string };
+          }
+        ).data.id;
+      const teamId = await post('/teams', { name: 'Files' });
+      const roomId = await post(`/teams/${teamId}/deal-rooms`, { name: 'Files room' });
+      const documentId = await post(`/deal-rooms/${roomId}/documents`, { name: 'Deck', status: 'published' });
+      const folder = tempDir('upload');
+      writeFileSync(join(folder, 'deck.pdf'), await numberedPdf(4));
+      writeFileSync(join(folder, 'notes.txt'), 'not a document');
+      // A path relative to where the command runs, as a person types it.
+      const uploaded = await dealroom(
+        ['documents', 'upload', documentId, relative(process.cwd(), join(folder, 'deck.pdf'))],
+        env,
+      );
+      expect(uploaded.stderr).toMatch(/stored \d+ bytes \(application\/pdf\) as the content of Deck/);
+      expect(uploaded).toMatchObject({ code: 0, stdout: '4 pages\n' });
+      const refused = await dealroom(['documents', 'upload', documentId, join(folder, 'notes.txt')], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('The file must be a PDF, PNG or JPEG');
+      const missing = await dealroom(['documents', 'upload', documentId, join(folder, 'none.pdf')], env);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('none.pdf is not a file');
+      const file = await fetch(`${manage}/documents/${documentId}/file`, { headers });
+      expect(file.headers.get('content-type')).toBe('application/pdf');
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+      const pages = await fetch(`${manage}/documents/${documentId}/pages?period=all`, { headers });
+      expect(((await pages.json()) as { data: { pageCount: number } }).data.pageCount).toBe(4);
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -14,6 +14,7 @@ import { DataDirError } from '../db/open.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';
 import { UsageError } from './context.ts';
+import { documentsCommand } from './documents.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { seedCommand } from './seed.ts';
@@ -21,7 +22,15 @@ import { teamsCommand } from './teams.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 /** The commands that work on an open store (everything but serve). */
-export const STORE_COMMANDS = ['migrate', 'import', 'seed', 'keys', 'teams', 'webhooks'] as const;
+export const STORE_COMMANDS = [
+  'migrate',
+  'import',
+  'seed',
+  'keys',
+  'teams',
+  'documents',
+  'webhooks',
+] as const;
 
 export async function runStoreCommand(ctx: CommandContext, command: string, args: string[]): Promise<void> {
   if (command === 'migrate') return migrateCommand(ctx, args);
@@ -36,6 +45,8 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
       return keysCommand(ctx, args);
     case 'teams':
       return teamsCommand(ctx, args);
+    case 'documents':
+      return documentsCommand(ctx, args);
     case 'webhooks':
       return webhooksCommand(ctx, args);
     default:

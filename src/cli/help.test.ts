@@ -11,7 +11,7 @@ const VERSION = (
 
 /** Each command and subcommand, and a line its help must hold. */
 const HELP: [string[], string][] = [
-  [['serve'], 'dealroom serve [--port N] [--host H] [--demo] [--no-worker]'],
+  [['serve'], 'dealroom serve [--port N] [--host H] [--demo] [--no-worker] [--no-web]'],
   [['worker'], 'dealroom worker [--metrics-port N]'],
   [['migrate'], 'dealroom migrate --dry-run'],
   [['migrate', 'status'], 'dealroom migrate status'],
@@ -25,6 +25,8 @@ const HELP: [string[], string][] = [
   [['teams'], 'dealroom teams list'],
   [['teams', 'create'], 'dealroom teams create NAME'],
   [['teams', 'list'], 'dealroom teams list'],
+  [['documents'], 'dealroom documents upload DOC_ID FILE'],
+  [['documents', 'upload'], 'dealroom documents upload DOC_ID FILE'],
   [['webhooks'], 'dealroom webhooks add --team TEAM_ID --url URL'],
   [['webhooks', 'add'], 'dealroom webhooks add --team TEAM_ID --url URL'],
   [['webhooks', 'replay'], 'dealroom webhooks replay'],

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MIGRATE_USAGE } from './commands.ts';
+import { DOCUMENTS_USAGE } from './documents.ts';
 import { EXPORT_USAGE } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { TEAMS_USAGE } from './teams.ts';
@@ -7,13 +8,15 @@ import { WEBHOOKS_USAGE } from './webhooks.ts';
 
 /** Each command's help: what it does, its options, and what it prints. */
 const COMMANDS: Record<string, string> = {
-  serve: `dealroom serve [--port N] [--host H] [--demo] [--no-worker]
+  serve: `dealroom serve [--port N] [--host H] [--demo] [--no-worker] [--no-web]
   Runs the read API (default 127.0.0.1:8080), the management API when ADMIN_TOKEN is set
-  (MANAGEMENT_PORT, default 8081), and the webhook worker.
+  (MANAGEMENT_PORT, default 8081), the link pages (WEB_PORT, default 127.0.0.1:3000) and the
+  webhook worker.
     --port N, --host H   where the read API listens (default PORT and HOST)
     --demo               load the demo data into an empty database (or renew the demo key)
                          and print a key, the demo team's id and addresses to try
-    --no-worker          deliver no webhooks from this process (run dealroom worker instead)`,
+    --no-worker          deliver no webhooks from this process (run dealroom worker instead)
+    --no-web             serve no link pages from this process`,
   worker: `dealroom worker [--metrics-port N]
   Delivers webhooks until SIGTERM or SIGINT; run any number of them on one PostgreSQL.
     --metrics-port N     serve /metrics on N (MANAGEMENT_HOST), behind ADMIN_TOKEN`,
@@ -27,20 +30,22 @@ const COMMANDS: Record<string, string> = {
   Fills an empty database with the demo data and prints a key of the demo team.`,
   keys: KEYS_USAGE,
   teams: TEAMS_USAGE,
+  documents: `${DOCUMENTS_USAGE}
+  The content is recognised by its bytes; larger than FILE_MAX_BYTES (default 100 MiB) is refused.`,
   webhooks: WEBHOOKS_USAGE,
   export: EXPORT_USAGE,
 };
 
 const ENVIRONMENT = `Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
 embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
-ADMIN_TOKEN, MANAGEMENT_PORT, MIGRATE_ON_START, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS
+ADMIN_TOKEN, MANAGEMENT_PORT, WEB_PORT, WEB_HOST, FILE_MAX_BYTES, MIGRATE_ON_START, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS
 (.env.example lists every setting).`;
 
 export const USAGE = `usage: dealroom <command> [--help]
 
 ${Object.entries(COMMANDS)
   .map(([name, text]) =>
-    ['keys', 'teams', 'webhooks', 'migrate'].includes(name)
+    ['keys', 'teams', 'documents', 'webhooks', 'migrate'].includes(name)
       ? text
           .split('\n')
           .filter((l) => l.startsWith('dealroom'))

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { runInServer } from '../db/control.ts';
@@ -47,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!(STORE_COMMANDS as readonly string[]).includes(command)) {
       throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
     }
-    return await runWithStore(config, command, args);
+    return await runWithStore(config, command, withAbsolutePaths(command, args));
   } catch (err) {
     console.error(describeFailure(err));
     return 1;
@@ -96,4 +97,12 @@ async function runWithStore(config: Readonly<Config>, command: string, args: str
   } finally {
     await opened.db.close();
   }
+}
+
+/** A file named on the command line, made absolute: a server running the command reads the same file. */
+function withAbsolutePaths(command: string, args: string[]): string[] {
+  if (command === 'documents' && args[0] === 'upload' && args[2] !== undefined) {
+    return [args[0], args[1] ?? '', resolve(args[2]), ...args.slice(3)];
+  }
+  return args;
 }

@@ -1,0 +1,190 @@
+/**
+ * The link page under load on the busy room: the room page and the document viewer from 50
+ * connections holding a session that passed the gate, each against a bare route answering
+ * the same bytes just before; then reading reports from 500 simulated readers, every one on a
+ * view of its own opened through the viewer, checking that each second sent is counted once.
+ */
+import autocannon from 'autocannon';
+import { numberedPdf } from '../src/seed/pdf.ts';
+import { type LoadResult, load } from './lib.ts';
+
+export interface LinkPageReport {
+  roomPage: LoadResult & { bare: LoadResult; bytes: number };
+  viewerPage: LoadResult & { bare: LoadResult; bytes: number };
+  reports: {
+    readers: number;
+    sent: number;
+    perSecond: number;
+    p99: number;
+    failed: number;
+    secondsSent: number;
+    secondsCounted: number;
+  };
+}
+
+/** The session cookies a browser holds once it opened the link (and passed its gate). */
+async function passGate(web: string, shortId: string, email: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const keep = (response: Response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+  };
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const gate = await fetch(`${web}/v/${shortId}`, { headers: { cookie: cookie() } });
+  keep(gate);
+  const token = /name="token" value="([^"]+)"/.exec(await gate.text())?.[1];
+  if (token) {
+    const passed = await fetch(`${web}/v/${shortId}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, email, name: 'Bench reader' }).toString(),
+    });
+    if (passed.status !== 303) throw new Error(`the gate answered ${passed.status}`);
+    keep(passed);
+  }
+  return cookie();
+}
+
+export async function benchLinkPage(options: {
+  readBase: string;
+  manageBase: string;
+  webBase: string;
+  bareBase: string;
+  adminToken: string;
+  key: string;
+  busyRoomId: string;
+  seconds: number;
+  connections: number;
+  readers: number;
+}): Promise<LinkPageReport> {
+  const { readBase, manageBase, webBase, bareBase, adminToken, key, busyRoomId, seconds, connections } =
+    options;
+  const list = async (what: string) => {
+    const res = await fetch(`${readBase}/v1/deal-rooms/${busyRoomId}/${what}?per_page=100`, {
+      headers: { 'x-api-key': key },
+    });
+    return ((await res.json()) as { data: { id: string; url?: string; isActive?: boolean }[] }).data;
+  };
+  const link = (await list('links')).find((l) => l.isActive && l.url);
+  const document = (await list('documents'))[0];
+  if (!link?.url || !document) throw new Error('the busy room has no open link or document');
+  const shortId = new URL(link.url).pathname.split('/').at(-1) as string;
+  // A real 12-page PDF behind the document, as a team uploads one.
+  const put = await fetch(`${manageBase}/documents/${document.id}/file`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/pdf' },
+    body: Buffer.from(await numberedPdf(12)),
+  });
+  if (put.status !== 200) throw new Error(`the upload answered ${put.status}`);
+
+  // One session per connection, each a reader of its own (the gate asks some links for an email).
+  const cookies = await Promise.all(
+    Array.from({ length: connections }, (_, n) =>
+      passGate(webBase, shortId, `bench-reader-${n}@bench.example`),
+    ),
+  );
+  const page = async (path: string, cookie = cookies[0] as string) => {
+    const answer = await fetch(`${webBase}${path}`, { headers: { cookie } });
+    const body = await answer.text();
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}`);
+    return body;
+  };
+  const measure = async (path: string) => {
+    const bytes = Buffer.byteLength(await page(path));
+    const bare = await load(`${bareBase}/bytes/${bytes}`, { seconds, connections });
+    let n = 0;
+    const run = async (duration: number) =>
+      autocannon({
+        url: `${webBase}${path}`,
+        connections,
+        duration,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request) => ({
+              ...request,
+              headers: { cookie: cookies[n++ % cookies.length] as string },
+            }),
+          },
+        ],
+      });
+    await run(1);
+    const result = await run(seconds);
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      bare,
+      bytes,
+    };
+  };
+  const roomPage = await measure(`/v/${shortId}`);
+  // Each viewer page opened starts a view (the same batched writer as the management API).
+  const viewerPage = await measure(`/v/${shortId}/d/${document.id}`);
+
+  // 500 readers, each on a view of its own, reporting a second of page time every 250 ms.
+  const views = await Promise.all(
+    Array.from({ length: options.readers }, async (_, n) => {
+      const html = await page(`/v/${shortId}/d/${document.id}`, cookies[n % cookies.length]);
+      const url = /data-report="([^"]+)"/.exec(html)?.[1];
+      const token = /data-token="([^"]+)"/.exec(html)?.[1];
+      if (!url || !token) throw new Error('the viewer page has no report address');
+      return { url, token, cookie: cookies[n % cookies.length] as string };
+    }),
+  );
+  const before = await durations(manageBase, adminToken, document.id);
+  const latencies: number[] = [];
+  let failed = 0;
+  let secondsSent = 0;
+  const until = Date.now() + seconds * 1000;
+  const started = Date.now();
+  await Promise.all(
+    views.map(async (view, n) => {
+      let beat = 0;
+      while (Date.now() < until) {
+        const pageNumber = ((n + beat++) % 12) + 1;
+        const sentAt = Date.now();
+        const answer = await fetch(`${webBase}${view.url}`, {
+          method: 'POST',
+          headers: { cookie: view.cookie, 'content-type': 'text/plain' },
+          body: JSON.stringify({ token: view.token, pages: { [pageNumber]: 1 }, final: false }),
+        }).catch(() => undefined);
+        latencies.push(Date.now() - sentAt);
+        if (answer?.status === 204) secondsSent += 1;
+        else failed++;
+        await new Promise((r) => setTimeout(r, Math.max(0, 250 - (Date.now() - sentAt))));
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+  const after = await durations(manageBase, adminToken, document.id);
+  latencies.sort((a, b) => a - b);
+  return {
+    roomPage,
+    viewerPage,
+    reports: {
+      readers: views.length,
+      sent: latencies.length,
+      perSecond: latencies.length / elapsed,
+      p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+      failed,
+      secondsSent,
+      secondsCounted: after - before,
+    },
+  };
+}
+
+/** The active seconds kept for a document, all pages together (its page figures). */
+async function durations(manageBase: string, adminToken: string, documentId: string): Promise<number> {
+  const answer = await fetch(`${manageBase}/documents/${documentId}/pages?period=all`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  const { data } = (await answer.json()) as { data: { pages: { activeSeconds: number }[] } };
+  return data.pages.reduce((sum, p) => sum + p.activeSeconds, 0);
+}

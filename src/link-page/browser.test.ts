@@ -1,0 +1,312 @@
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import {
+  axeViolations,
+  hasChromium,
+  LAPTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  watchPage,
+} from '../testing/browser.ts';
+import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
+import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+
+const ADMIN_TOKEN = 'browser-test-admin-token';
+const PASSWORD = 'open sesame';
+/** How long the test reads the deck, in seconds of real time. */
+const READING_SECONDS = 13;
+
+// The production store when there is one: the whole service in process, a real browser, a
+// real webhook receiver, and the read API to check what the browser did.
+const kind = storeKinds().at(-1) ?? 'embedded';
+
+describe.runIf(hasChromium)(
+  `the link page in headless Chromium (${kind} store)`,
+  { timeout: 120_000 },
+  () => {
+    let server: RunningServer;
+    let browser: Browser;
+    let receiver: Receiver;
+    let drop: () => Promise<void>;
+    let key: string;
+    let web: string;
+    const ids = {} as Record<'room' | 'deck' | 'terms' | 'hidden' | 'link', string> & {
+      shortId: string;
+      expired: string;
+    };
+
+    async function admin(
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ data: Record<string, unknown> }> {
+      const response = await fetch(`${server.managementApi}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          ...(body instanceof Uint8Array
+            ? { 'content-type': 'application/pdf' }
+            : body
+              ? { 'content-type': 'application/json' }
+              : {}),
+        },
+        body: body instanceof Uint8Array ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return (await response.json()) as { data: Record<string, unknown> };
+    }
+    const read = async (path: string) =>
+      (
+        (await (await fetch(`${server.readApi}/v1${path}`, { headers: { 'x-api-key': key } })).json()) as {
+          data: unknown;
+        }
+      ).data;
+
+    beforeAll(async () => {
+      let env: Record<string, string>;
+      ({ env, drop } = await freshStoreEnv(kind));
+      receiver = await startReceiver();
+      const config = loadConfig({
+        ...env,
+        ADMIN_TOKEN,
+        MANAGEMENT_PORT: '0',
+        LOG_LEVEL: 'silent',
+        MIGRATE_ON_START: 'true',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      });
+      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+      web = server.webApp as string;
+      browser = await launchChromium();
+
+      const team = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
+      key = (await admin('POST', `/teams/${team}/keys`, { name: 'CRM' })).data.key as string;
+      await admin('POST', `/teams/${team}/webhook-endpoints`, { url: receiver.url('/hooks') });
+      ids.room = (await admin('POST', `/teams/${team}/deal-rooms`, { name: 'Project Atlas — Series B' })).data
+        .id as string;
+      const document = async (body: Record<string, unknown>, pages: number) => {
+        const id = (
+          await admin('POST', `/deal-rooms/${ids.room}/documents`, { status: 'published', ...body })
+        ).data.id as string;
+        await admin('PUT', `/documents/${id}/file`, await numberedPdf(pages));
+        return id;
+      };
+      ids.deck = await document({ name: 'deck.pdf', displayName: 'Investor deck', position: 1 }, 3);
+      ids.terms = await document({ name: 'Term sheet.pdf', position: 2, downloadOverride: false }, 1);
+      ids.hidden = await document({ name: 'Board minutes.pdf', position: 3 }, 1);
+      const link = (
+        await admin('POST', `/deal-rooms/${ids.room}/links`, {
+          name: 'Lead investors',
+          requiresEmail: true,
+          password: PASSWORD,
+          allowDownload: true,
+          documentIds: [ids.deck, ids.terms],
+        })
+      ).data;
+      ids.link = link.id as string;
+      ids.shortId = link.shortId as string;
+      ids.expired = (
+        await admin('POST', `/deal-rooms/${ids.room}/links`, {
+          name: 'Last round',
+          expiresAt: '2026-01-01T00:00:00Z',
+        })
+      ).data.shortId as string;
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await receiver?.close();
+      await drop?.();
+    });
+
+    it('gates, opens the room, renders and tracks a 3-page PDF, downloads, refuses; the API and webhooks show exactly that', async () => {
+      const context = await browser.newContext({ viewport: LAPTOP });
+      const page = await context.newPage();
+      const watched = watchPage(page, web);
+
+      // The gate: its labels, then a wrong password, then the right one.
+      const gate = await page.goto(`${web}/v/${ids.shortId}`);
+      expect(gate?.status()).toBe(200);
+      expect(gate?.headers()['content-security-policy']).toMatch(/script-src 'self'.*frame-ancestors 'none'/);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Project Atlas — Series B',
+      );
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, 'link-gate-laptop');
+      await page.getByLabel('Email', { exact: true }).fill('ada@northwind.example');
+      await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+      await page.getByLabel('Password', { exact: true }).fill('not it');
+      const [wrong] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
+      expect(wrong.status()).toBe(401);
+      await page.getByText('Incorrect password').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${web}/v/${ids.shortId}`),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
+
+      // The room: the documents this link shows, in sidebar order, and no other.
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Project Atlas — Series B',
+      );
+      expect(await page.locator('main li a .doc-title').allTextContents()).toEqual([
+        'Investor deck',
+        'Term sheet.pdf',
+      ]);
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, 'link-room-laptop');
+
+      // The viewer: every page rendered, a download, then reading for a measured time.
+      await page.getByRole('link', { name: /Investor deck/ }).click();
+      await page.waitForURL(`${web}/v/${ids.shortId}/d/${ids.deck}`);
+      // Pages are drawn as they come near the screen: scrolled to, each one is.
+      for (const n of [1, 2, 3]) {
+        await page.locator(`[data-page="${n}"]`).scrollIntoViewIfNeeded();
+        await page.locator(`[data-page="${n}"] canvas`).waitFor({ timeout: 20_000 });
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      expect(
+        await page.locator('[data-page]').evaluateAll((els) => els.map((e) => e.getAttribute('data-page'))),
+      ).toEqual(['1', '2', '3']);
+      const opened = Date.now();
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, 'link-viewer-laptop');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download' }).click(),
+      ]);
+      const downloaded = readFileSync((await download.path()) as string);
+      expect(downloaded.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(download.suggestedFilename()).toBe('Investor deck.pdf');
+
+      // A reader moving through the pages: input every second keeps the time active.
+      for (let second = 0; second < READING_SECONDS; second++) {
+        await page.mouse.move(200 + second * 10, 300);
+        if (second === 6) await page.locator('[data-page="2"]').scrollIntoViewIfNeeded();
+        await page.waitForTimeout(1000);
+      }
+      const readSeconds = Math.round((Date.now() - opened) / 1000);
+      // The tab is closed: the last seconds go out with sendBeacon and complete the view.
+      await page.close({ runBeforeUnload: true });
+      const completed = () =>
+        receiver.to('/hooks').filter((r) => JSON.parse(r.body).type === 'view.completed');
+      await until(() => completed().length > 0, 'view.completed', 15_000);
+
+      // A document whose download is off, one the link does not show, a link that expired.
+      const other = await context.newPage();
+      const otherWatched = watchPage(other, web);
+      const denied = await other.goto(`${web}/v/${ids.shortId}/d/${ids.terms}/download`);
+      expect(denied?.status()).toBe(403);
+      await other.getByRole('heading', { name: 'Downloads are not allowed' }).waitFor();
+      const hidden = await other.goto(`${web}/v/${ids.shortId}/d/${ids.hidden}`);
+      expect(hidden?.status()).toBe(404);
+      const expired = await other.goto(`${web}/v/${ids.expired}`);
+      expect(expired?.status()).toBe(410);
+      await other.getByRole('heading', { name: 'This link is no longer active' }).waitFor();
+      expect(await axeViolations(other)).toEqual([]);
+
+      // Another browser, which never passed the gate: no bytes at any file address.
+      const stranger = await browser.newContext();
+      for (const path of ['file', 'download']) {
+        const answer = await stranger.request.get(`${web}/v/${ids.shortId}/d/${ids.deck}/${path}`);
+        expect(answer.status()).toBe(404);
+        expect((await answer.body()).includes(Buffer.from('%PDF'))).toBe(false);
+      }
+      await stranger.close();
+
+      expect(watched.foreign).toEqual([]);
+      expect(watched.refused).toEqual([]);
+      expect(otherWatched.refused).toEqual([]);
+      await context.close();
+
+      // The read API: one visit, one viewer as given, one view lasting what was read, one download.
+      const viewers = (await read(`/deal-rooms/${ids.room}/viewers`)) as Record<string, unknown>[];
+      expect(viewers).toHaveLength(1);
+      expect(viewers[0]).toMatchObject({
+        email: 'ada@northwind.example',
+        name: 'Ada Lovelace',
+        totalViews: 1,
+        documentsViewed: 1,
+        linkName: 'Lead investors',
+      });
+      const duration = viewers[0]?.totalDurationSeconds as number;
+      expect(Math.abs(duration - readSeconds)).toBeLessThanOrEqual(10);
+      expect(duration).toBeGreaterThan(0);
+      const links = (await read(`/deal-rooms/${ids.room}/links`)) as { id: string; totalClicks: number }[];
+      expect(links.find((l) => l.id === ids.link)?.totalClicks).toBe(1);
+      const analytics = (await read(`/deal-rooms/${ids.room}/analytics?period=all`)) as Record<
+        string,
+        unknown
+      >;
+      expect(analytics).toMatchObject({ totalViews: 1, uniqueViewers: 1, totalDownloads: 1 });
+
+      // The webhooks: each of the viewer's events once, the completion carrying the duration.
+      await until(
+        () => receiver.to('/hooks').some((r) => JSON.parse(r.body).type === 'download.denied'),
+        'download.denied',
+      );
+      const types = receiver.to('/hooks').map((r) => JSON.parse(r.body).type as string);
+      for (const type of [
+        'viewer.created',
+        'view.started',
+        'view.completed',
+        'download.created',
+        'download.denied',
+      ]) {
+        expect(
+          types.filter((t) => t === type),
+          type,
+        ).toHaveLength(1);
+      }
+      expect(JSON.parse(completed()[0]?.body ?? '{}').data.durationSeconds).toBe(duration);
+
+      // Per-page reading time adds up to the view's duration.
+      const pages = (await admin('GET', `/documents/${ids.deck}/pages?period=all`)).data as {
+        views: number;
+        pages: { page: number; activeSeconds: number }[];
+      };
+      expect(pages.views).toBe(1);
+      expect(pages.pages.reduce((sum, p) => sum + p.activeSeconds, 0)).toBe(duration);
+    });
+
+    it('fits a phone: the gate, the room and the viewer at 390 px wide, with no serious accessibility violation', async () => {
+      const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+      const page = await context.newPage();
+      const watched = watchPage(page, web);
+      await page.goto(`${web}/v/${ids.shortId}`);
+      await screenshot(page, 'link-gate-phone');
+      await page.getByLabel('Email', { exact: true }).fill('grace@harbor.example');
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${web}/v/${ids.shortId}`),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, 'link-room-phone');
+      await page.getByRole('link', { name: /Investor deck/ }).click();
+      await until(
+        async () => (await page.locator('[data-page] canvas').count()) >= 1,
+        'the first page drawn',
+        20_000,
+      );
+      expect(await axeViolations(page)).toEqual([]);
+      // Nothing wider than the screen: no sideways scrolling on a phone.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      await screenshot(page, 'link-viewer-phone');
+      expect(watched.foreign).toEqual([]);
+      expect(watched.refused).toEqual([]);
+      await context.close();
+    });
+  },
+);
