@@ -183,6 +183,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           appUrl: config.appUrl,
           logger,
           metrics,
+          allowPrivateUrls: config.webhooks.allowPrivateUrls,
+          fileMaxBytes: config.web.fileMaxBytes,
           onEvents: () => worker?.wake(),
         });
         activity.track(web);

@@ -19,6 +19,7 @@ import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { seedCommand } from './seed.ts';
 import { teamsCommand } from './teams.ts';
+import { usersCommand } from './users.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 /** The commands that work on an open store (everything but serve). */
@@ -28,6 +29,7 @@ export const STORE_COMMANDS = [
   'seed',
   'keys',
   'teams',
+  'users',
   'documents',
   'webhooks',
 ] as const;
@@ -45,6 +47,8 @@ export async function runStoreCommand(ctx: CommandContext, command: string, args
       return keysCommand(ctx, args);
     case 'teams':
       return teamsCommand(ctx, args);
+    case 'users':
+      return usersCommand(ctx, args);
     case 'documents':
       return documentsCommand(ctx, args);
     case 'webhooks':

@@ -3,12 +3,12 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { systemClock } from '../core/clock.ts';
+import { csvRow } from '../core/csv.ts';
 import type { Database } from '../db/database.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { dealroom } from '../testing/process.ts';
 import { openTestStore } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
-import { csvRow } from './export.ts';
 
 describe('csvRow', () => {
   it('quotes what needs quoting and defuses formulas', () => {

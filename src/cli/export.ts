@@ -2,6 +2,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { DealRoomClient } from '../../packages/client/index.js';
+import { csvRow } from '../core/csv.ts';
 import { UsageError } from './context.ts';
 
 export const EXPORT_USAGE = `dealroom export viewers|documents|links|analytics --room ID [--format csv|json]
@@ -137,16 +138,4 @@ async function writeExport(
     first = false;
   }
   await write(first ? ']\n' : '\n]\n');
-}
-
-/** One CSV line (RFC 4180), with text that a spreadsheet would run as a formula defused. */
-export function csvRow(values: unknown[]): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
-}
-
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

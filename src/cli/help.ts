@@ -4,6 +4,7 @@ import { DOCUMENTS_USAGE } from './documents.ts';
 import { EXPORT_USAGE } from './export.ts';
 import { KEYS_USAGE } from './keys.ts';
 import { TEAMS_USAGE } from './teams.ts';
+import { USERS_USAGE } from './users.ts';
 import { WEBHOOKS_USAGE } from './webhooks.ts';
 
 /** Each command's help: what it does, its options, and what it prints. */
@@ -30,6 +31,8 @@ const COMMANDS: Record<string, string> = {
   Fills an empty database with the demo data and prints a key of the demo team.`,
   keys: KEYS_USAGE,
   teams: TEAMS_USAGE,
+  users: `${USERS_USAGE}
+  The person opens the address, sets a password and is signed in to the dashboard (APP_URL).`,
   documents: `${DOCUMENTS_USAGE}
   The content is recognised by its bytes; larger than FILE_MAX_BYTES (default 100 MiB) is refused.`,
   webhooks: WEBHOOKS_USAGE,
@@ -45,7 +48,7 @@ export const USAGE = `usage: dealroom <command> [--help]
 
 ${Object.entries(COMMANDS)
   .map(([name, text]) =>
-    ['keys', 'teams', 'documents', 'webhooks', 'migrate'].includes(name)
+    ['keys', 'teams', 'users', 'documents', 'webhooks', 'migrate'].includes(name)
       ? text
           .split('\n')
           .filter((l) => l.startsWith('dealroom'))

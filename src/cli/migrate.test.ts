@@ -12,6 +12,7 @@ const MIGRATIONS = [
   '007_event_retention',
   '008_deleted_room_events',
   '009_link_page',
+  '010_dashboard',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

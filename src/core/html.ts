@@ -44,11 +44,19 @@ export interface PageOptions {
   body: Html;
   /** Scripts of the service's own (no inline script anywhere: the CSP forbids it). */
   scripts?: readonly string[];
+  /** Stylesheets of the service's own; the link page's when none is named. */
+  stylesheets?: readonly string[];
   bodyClass?: string;
 }
 
 /** A whole page: the same head everywhere, the stylesheet and scripts from this origin only. */
-export function page({ title, body, scripts = [], bodyClass }: PageOptions): string {
+export function page({
+  title,
+  body,
+  scripts = [],
+  stylesheets = ['/assets/link.css'],
+  bodyClass,
+}: PageOptions): string {
   return `<!doctype html>${html`<html lang="en">
 <head>
 <meta charset="utf-8">
@@ -56,7 +64,7 @@ export function page({ title, body, scripts = [], bodyClass }: PageOptions): str
 <meta name="robots" content="noindex, nofollow">
 <title>${title}</title>
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/link.css">
+${stylesheets.map((href) => html`<link rel="stylesheet" href="${href}">`)}
 ${scripts.map((src) => html`<script type="module" src="${src}"></script>`)}
 </head>
 <body class="${bodyClass ?? ''}">

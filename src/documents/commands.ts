@@ -36,10 +36,15 @@ export type DocumentChanges = Partial<Omit<DocumentInput, 'status'>>;
 
 const notFound = () => new ApiError('not_found', 'Document not found');
 
+/**
+ * Creates a document; with a file already received and checked (files.ts), the document is
+ * created with its content and the page count the file gives, in the one transaction.
+ */
 export async function createDocument(
   ctx: WriteContext,
   roomId: string,
   input: DocumentInput,
+  file?: ReceivedFile,
 ): Promise<ManagedDocument> {
   if (!isUuid(roomId)) throw new ApiError('not_found', 'Deal room not found');
   return inWrite(ctx, async (tx) => {
@@ -55,13 +60,14 @@ export async function createDocument(
         name: input.name,
         display_name: input.displayName ?? null,
         source_type: input.sourceType ?? 'upload',
-        page_count: input.pageCount ?? 0,
+        page_count: file?.pageCount ?? input.pageCount ?? 0,
         status,
         position: input.position ?? null,
         download_override: input.downloadOverride ?? null,
       },
       tx.now,
     );
+    if (file) await writeFileRows(tx, id, file, tx.now);
     await applyRoomChange(tx, roomId, { publishedDocuments: status === 'published' ? 1 : 0 });
     return changed(tx, id, 'document.created');
   });

@@ -6,8 +6,14 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { ApiError } from '../core/errors.ts';
+import { html } from '../core/html.ts';
 import type { Metrics } from '../core/metrics.ts';
+import { parseForm } from '../dashboard/context.ts';
+import { DashboardError } from '../dashboard/errors.ts';
+import { publicPage } from '../dashboard/layout.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { Database } from '../db/database.ts';
+import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
@@ -24,6 +30,10 @@ export interface WebDeps {
   logger: LoggerOption;
   metrics: Metrics;
   startView: StartView;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS, for endpoints added in the dashboard. */
+  allowPrivateUrls?: boolean | undefined;
+  /** FILE_MAX_BYTES, for uploads in the dashboard. */
+  fileMaxBytes?: number | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
 }
@@ -44,11 +54,18 @@ export const CONTENT_SECURITY_POLICY = [
 
 const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 const PDFJS_DIR = dirname(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.min.mjs')));
-/** The assets the pages load, each from a file of this package or of pdf.js's. */
+const CHART_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'));
+/** The assets the pages load, each from a file of this package, pdf.js's or Chart.js's. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'link.css': { file: join(PUBLIC_DIR, 'link.css'), type: 'text/css; charset=utf-8' },
   'viewer.js': { file: join(PUBLIC_DIR, 'viewer.js'), type: 'text/javascript; charset=utf-8' },
   'icon.svg': { file: join(PUBLIC_DIR, 'icon.svg'), type: 'image/svg+xml' },
+  'dashboard.css': { file: join(PUBLIC_DIR, 'dashboard.css'), type: 'text/css; charset=utf-8' },
+  'dashboard.js': { file: join(PUBLIC_DIR, 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
+  'chart.umd.min.js': {
+    file: join(CHART_DIR, 'chart.umd.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
   'pdfjs/pdf.min.mjs': { file: join(PDFJS_DIR, 'build/pdf.min.mjs'), type: 'text/javascript; charset=utf-8' },
   'pdfjs/pdf.worker.min.mjs': {
     file: join(PDFJS_DIR, 'build/pdf.worker.min.mjs'),
@@ -78,7 +95,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
     (_request, text, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(text as string)));
+      done(null, parseForm(text as string));
     },
   );
   // Reading reports: JSON, sent as text so that navigator.sendBeacon may send the last one.
@@ -108,25 +125,35 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     db: deps.db,
     clock: deps.clock,
     appUrl: deps.appUrl,
+    allowPrivateUrls: deps.allowPrivateUrls,
     onCommitted: (events: readonly RecordedEvent[]) => {
       if (events.length > 0) deps.onEvents?.(events);
     },
+  };
+  const signerOnce = () => {
+    signer ??= serviceSecret(deps.db, 'link_session', Signer.freshKey(), deps.clock.now()).then(
+      (key) => new Signer(key),
+      (err) => {
+        signer = undefined;
+        throw err;
+      },
+    );
+    return signer;
   };
   linkPageRoutes(app, {
     write,
     startView: deps.startView,
     secureCookies: secure,
     findLink: (shortId) => linkByShortId(deps.db, shortId),
-    signer: () => {
-      signer ??= serviceSecret(deps.db, 'link_session', Signer.freshKey(), deps.clock.now()).then(
-        (key) => new Signer(key),
-        (err) => {
-          signer = undefined;
-          throw err;
-        },
-      );
-      return signer;
-    },
+    signer: signerOnce,
+  });
+  dashboardRoutes(app, {
+    db: deps.db,
+    clock: deps.clock,
+    write,
+    secureCookies: secure,
+    signer: signerOnce,
+    fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
   });
 
   app.get('/assets/*', async (request, reply) => {
@@ -156,6 +183,17 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
 
 /** Every error of the web app is a page: what happened, in words, never a stack or a query. */
 function renderPage(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error instanceof DashboardError) {
+    return reply
+      .code(error.status)
+      .type('text/html; charset=utf-8')
+      .send(
+        publicPage(
+          error.title,
+          html`<section class="card"><h1>${error.title}</h1><p>${error.detail}</p><p><a href="/app/rooms">Back to your rooms</a></p></section>`,
+        ),
+      );
+  }
   if (error instanceof PageError) {
     return reply
       .code(error.status)

@@ -18,6 +18,11 @@ export interface WriteContext {
   idempotency?: { key: string; fingerprint: string } | undefined;
   /** Told of the events a write recorded, once it has committed (metrics). */
   onCommitted?: ((events: readonly RecordedEvent[]) => void) | undefined;
+  /**
+   * Runs in the write's transaction after the change, with its result: the dashboard's audit
+   * log entry, which commits with the change or not at all.
+   */
+  alongside?: ((tx: WriteTx, result: unknown) => Promise<void>) | undefined;
 }
 
 /** The transaction a write runs in, with what it records. */
@@ -64,6 +69,7 @@ export async function inWrite<T>(
           if (refused) throw refused;
         }
         const value = await work(tx);
+        await ctx.alongside?.(tx, value);
         if (ctx.idempotency) await keepAnswers(tx, [{ key: ctx.idempotency.key, answer: kept(value) }]);
         return value;
       });

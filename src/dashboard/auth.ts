@@ -1,0 +1,110 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../audit/repo.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Database } from '../db/database.ts';
+import { cookie, readCookies } from '../link-page/session.ts';
+import { SESSION_DAYS, sha256 } from '../users/commands.ts';
+import { sessionByHash, touchSession } from '../users/repo.ts';
+import { canChange, canManageUsers, type Role } from '../users/roles.ts';
+import { DashboardError } from './errors.ts';
+
+export const USER_COOKIE = 'dr_user';
+/** A session's last-seen time is written at most this often. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** The signed-in person a dashboard request is made by. */
+export interface DashboardUser {
+  id: string;
+  email: string;
+  role: Role;
+  teamId: string;
+  teamName: string;
+  sessionId: string;
+  csrf: string;
+}
+
+export const actorOf = (user: DashboardUser): Actor => ({
+  teamId: user.teamId,
+  userId: user.id,
+  email: user.email,
+});
+
+export function sessionCookie(token: string, secure: boolean): string {
+  return cookie(USER_COOKIE, token, { path: '/', maxAgeSeconds: SESSION_DAYS * 86_400, secure });
+}
+
+export function endedSessionCookie(secure: boolean): string {
+  return cookie(USER_COOKIE, '', { path: '/', maxAgeSeconds: 0, secure });
+}
+
+/** The user of a request's session cookie; undefined when it names no live session (or was tampered with). */
+export async function currentUser(
+  db: Database,
+  clock: Clock,
+  request: FastifyRequest,
+): Promise<DashboardUser | undefined> {
+  const token = readCookies(request.headers.cookie).get(USER_COOKIE);
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const now = clock.now();
+  const found = await sessionByHash(db, sha256(token), now);
+  if (!found) return undefined;
+  if (now.getTime() - found.session.last_seen_at.getTime() > TOUCH_EVERY_MS) {
+    await touchSession(db, found.session.id, now);
+  }
+  return {
+    id: found.user.id,
+    email: found.user.email,
+    role: found.user.role,
+    teamId: found.user.team_id,
+    teamName: found.team_name,
+    sessionId: found.session.id,
+    csrf: found.session.csrf_token,
+  };
+}
+
+/** A signed-in user, or the sign-in page (a GET comes back here after it). */
+export async function requireUser(
+  db: Database,
+  clock: Clock,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<DashboardUser | undefined> {
+  const user = await currentUser(db, clock, request);
+  if (user) return user;
+  const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+  await reply.code(303).header('Location', `/login${next}`).send();
+  return undefined;
+}
+
+/**
+ * A change request: its CSRF token (a form field `_csrf` or the `X-CSRF-Token` header) must be
+ * the session's, and the role must allow it; else a 403 page.
+ */
+export function checkChange(
+  request: FastifyRequest,
+  user: DashboardUser,
+  body: Record<string, unknown> | undefined,
+  allowed: (role: Role) => boolean = canChange,
+): void {
+  const sent = (body?._csrf as string | undefined) ?? (request.headers['x-csrf-token'] as string | undefined);
+  if (!sameToken(sent, user.csrf)) {
+    throw new DashboardError(403, 'This form has expired', 'Go back, reload the page and try again.');
+  }
+  if (!allowed(user.role)) {
+    throw new DashboardError(
+      403,
+      'You cannot change this',
+      'Your role lets you read and export, not change.',
+    );
+  }
+}
+
+export const ownersOnly = canManageUsers;
+
+export function sameToken(sent: unknown, expected: string): boolean {
+  if (typeof sent !== 'string') return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,365 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../cli/commands.ts';
+import { loadConfig } from '../config.ts';
+import { systemClock } from '../core/clock.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import {
+  axeViolations,
+  hasChromium,
+  LAPTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  watchPage,
+} from '../testing/browser.ts';
+import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
+import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { tempDir } from '../testing/temp.ts';
+
+const ADMIN_TOKEN = 'dashboard-test-admin-token';
+const OWNER_PASSWORD = 'correct horse battery';
+const LINK_PASSWORD = 'northwind-2026';
+const kind = storeKinds().at(-1) ?? 'embedded';
+
+describe.runIf(hasChromium)(
+  `the dashboard in headless Chromium (${kind} store)`,
+  { timeout: 180_000 },
+  () => {
+    let server: RunningServer;
+    let browser: Browser;
+    let receiver: Receiver;
+    let drop: () => Promise<void>;
+    let web: string;
+    let teamId: string;
+    const files = tempDir('dashboard-files');
+    const problems: string[] = [];
+
+    beforeAll(async () => {
+      let env: Record<string, string>;
+      ({ env, drop } = await freshStoreEnv(kind));
+      receiver = await startReceiver();
+      const config = loadConfig({
+        ...env,
+        ADMIN_TOKEN,
+        MANAGEMENT_PORT: '0',
+        LOG_LEVEL: 'silent',
+        MIGRATE_ON_START: 'true',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      });
+      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+      web = server.webApp as string;
+      browser = await launchChromium();
+      const team = await fetch(`${server.managementApi}/teams`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Northwind Capital' }),
+      });
+      teamId = ((await team.json()) as { data: { id: string } }).data.id;
+      writeFileSync(join(files, 'Investor deck.pdf'), await numberedPdf(3));
+      writeFileSync(join(files, 'Term sheet.pdf'), await numberedPdf(1));
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await receiver?.close();
+      await drop?.();
+    });
+
+    /** A new browser of its own (another person), every page watched for foreign requests and CSP refusals. */
+    async function person(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page }> {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const seen = watchPage(page, web);
+      page.on('close', () => problems.push(...seen.foreign, ...seen.refused));
+      context.on('close', () => problems.push(...seen.foreign, ...seen.refused));
+      return { context, page };
+    }
+
+    /** Looks at the page as it stands: no serious accessibility violation; a screenshot when asked. */
+    async function check(page: Page, name: string) {
+      expect(await axeViolations(page), name).toEqual([]);
+      await screenshot(page, `dashboard-${name}`);
+    }
+
+    /** The invitation address `dealroom users create` prints, through the CLI's own code path. */
+    async function invite(email: string, role: string): Promise<string> {
+      const result = await runCaptured(
+        { config: loadConfig({ APP_URL: web }), db: server.db, clock: systemClock },
+        ['users', 'create', '--team', teamId, '--email', email, '--role', role],
+      );
+      expect(result.code, result.stderr.join('\n')).toBe(0);
+      return result.stdout[0] as string;
+    }
+
+    it('walks a new team through it: invitation, room, upload, link, a reader, figures, a key, a webhook; a member reads only', async () => {
+      const address = await invite('olivia@northwind.example', 'owner');
+      expect(address).toMatch(new RegExp(`^${web}/invite/[A-Za-z0-9_-]{43}$`));
+      const { context, page } = await person();
+
+      // The invitation: a password, then signed in, on the rooms page.
+      await page.goto(address);
+      await check(page, 'invite');
+      await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+      await page.getByLabel('Confirm password').fill(OWNER_PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${web}/app/rooms`),
+        page.getByRole('button', { name: 'Set password' }).click(),
+      ]);
+      // The address works once.
+      expect((await fetch(address)).status).toBe(404);
+
+      // A room, two documents, a link that shows one of them behind a password, downloads off.
+      await page.getByLabel('Name').fill('Project Atlas <Series B>');
+      await Promise.all([
+        page.waitForURL(/\/documents\?done=room-created$/),
+        page.getByRole('button', { name: 'Create room' }).click(),
+      ]);
+      const roomId = /\/app\/rooms\/([0-9a-f-]{36})\//.exec(page.url())?.[1] as string;
+      for (const file of ['Investor deck.pdf', 'Term sheet.pdf']) {
+        await page.getByLabel('File').setInputFiles(join(files, file));
+        // The page sends the file itself (with its progress), then opens the list again.
+        await Promise.all([
+          page.waitForEvent('framenavigated'),
+          page.getByRole('button', { name: 'Upload' }).click(),
+        ]);
+        await page.waitForLoadState('load');
+        await page.getByRole('row', { name: new RegExp(file.replace('.', '\\.')) }).waitFor();
+      }
+      await expect(page.getByRole('row', { name: /Investor deck\.pdf.*PDF, 3 pages/ }).count()).resolves.toBe(
+        1,
+      );
+      await check(page, 'documents');
+      await page.getByRole('link', { name: 'Links' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Lead investors');
+      await page.getByLabel('Password', { exact: true }).fill(LINK_PASSWORD);
+      await page.getByLabel('Only these documents:').check();
+      await page.getByLabel('Investor deck.pdf').check();
+      await page.getByLabel('Downloads allowed').uncheck();
+      await Promise.all([
+        page.waitForURL(/\/app\/links\/.*done=link-created$/),
+        page.getByRole('button', { name: 'Create link' }).click(),
+      ]);
+      const shareUrl = (await page.locator('code.address').first().textContent()) as string;
+      expect(shareUrl).toMatch(/\/v\/[A-Za-z0-9_-]+$/);
+      await check(page, 'link');
+
+      // Someone else reads the deck through the link.
+      const reader = await person();
+      await reader.page.goto(shareUrl.replace(/^https?:\/\/[^/]+/, web));
+      await reader.page.getByLabel('Email', { exact: true }).fill('ada@harbor.example');
+      await reader.page.getByLabel('Password', { exact: true }).fill(LINK_PASSWORD);
+      await reader.page.getByRole('button', { name: 'Continue' }).click();
+      expect(await reader.page.locator('main li a .doc-title').allTextContents()).toEqual([
+        'Investor deck.pdf',
+      ]);
+      await reader.page.getByRole('link', { name: /Investor deck/ }).click();
+      await reader.page.locator('[data-page="1"] canvas').waitFor({ timeout: 20_000 });
+      expect(await reader.page.getByRole('link', { name: 'Download' }).count()).toBe(0);
+      for (let second = 0; second < 12; second++) {
+        await reader.page.mouse.move(100 + second * 10, 300);
+        if (second === 5) await reader.page.locator('[data-page="2"]').scrollIntoViewIfNeeded();
+        await reader.page.waitForTimeout(1000);
+      }
+      await reader.page.close({ runBeforeUnload: true });
+      await reader.context.close();
+
+      // The team sees it: the overview, the viewer's timeline, the page times.
+      await until(
+        async () => {
+          await page.goto(`${web}/app/rooms/${roomId}/viewers`);
+          return (await page.getByRole('link', { name: 'ada@harbor.example' }).count()) === 1;
+        },
+        'the reader in the viewers table',
+        20_000,
+      );
+      await check(page, 'viewers');
+      await page.getByRole('link', { name: 'ada@harbor.example' }).click();
+      await until(async () => {
+        await page.reload();
+        return (await page.getByRole('cell', { name: 'Viewed', exact: true }).count()) === 1;
+      }, 'the completed view in the timeline');
+      await expect(page.getByRole('cell', { name: 'Opened the link' }).count()).resolves.toBe(1);
+      await check(page, 'viewer');
+      await page.goto(`${web}/app/rooms/${roomId}?period=7d`);
+      const overview = page.getByRole('table', { name: 'Top documents' });
+      await expect(overview.getByRole('row', { name: /Investor deck\.pdf 1/ }).count()).resolves.toBe(1);
+      await check(page, 'overview');
+      await overview.getByRole('link', { name: 'Investor deck.pdf' }).click();
+      const pageRows = page.getByRole('table', { name: /Reading time per page/ }).locator('tbody tr');
+      await expect(pageRows.count()).resolves.toBeGreaterThanOrEqual(1);
+      await check(page, 'document');
+
+      // An API key, shown once, that reads the same figures.
+      await page.goto(`${web}/app/settings/keys`);
+      await page.getByLabel('Name').fill('CRM sync');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = (await page.locator('#shown-once').textContent()) as string;
+      expect(key).toMatch(/^dr_live_/);
+      await check(page, 'keys');
+      const figures = await fetch(`${server.readApi}/v1/deal-rooms/${roomId}/analytics?period=7d`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(((await figures.json()) as { data: Record<string, unknown> }).data).toMatchObject({
+        totalViews: 1,
+        uniqueViewers: 1,
+      });
+      await page.goto(`${web}/app/settings/keys`);
+      expect(await page.locator('#shown-once').count()).toBe(0);
+      expect(await page.locator('body').textContent()).not.toContain(key);
+
+      // A webhook endpoint and its deliveries.
+      await page.goto(`${web}/app/settings/webhooks`);
+      await page.getByLabel('URL').fill(receiver.url('/dashboard'));
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect(page.locator('#shown-once').textContent()).resolves.toMatch(/^whsec_/);
+      await check(page, 'webhooks');
+      await page.goto(`${web}/app/rooms/${roomId}`);
+      await page.getByLabel('Name').fill('Project Atlas <Series B> (final)');
+      await page.getByRole('button', { name: 'Save room' }).click();
+      await until(() => receiver.to('/dashboard').length > 0, 'a delivery to the new endpoint');
+      expect(JSON.parse(receiver.to('/dashboard')[0]?.body ?? '{}').type).toBe('deal_room.updated');
+      await page.goto(`${web}/app/settings/webhooks`);
+      await page.getByRole('link', { name: receiver.url('/dashboard') }).click();
+      await until(async () => {
+        await page.reload();
+        return (await page.getByRole('cell', { name: 'deal_room.updated' }).count()) > 0;
+      }, 'the attempt on the endpoint page');
+      await check(page, 'endpoint');
+
+      // The audit log holds each change, with who made it.
+      await page.goto(`${web}/app/settings/audit`);
+      for (const action of [
+        'deal_room.created',
+        'document.created',
+        'link.created',
+        'api_key.created',
+        'webhook_endpoint.created',
+        'deal_room.updated',
+      ]) {
+        await expect(
+          page.getByRole('cell', { name: action, exact: true }).count(),
+          action,
+        ).resolves.toBeGreaterThan(0);
+      }
+      expect(await page.locator('body').textContent()).not.toContain(key);
+      await check(page, 'audit');
+
+      // A member, invited from the dashboard: reads, and changes nothing.
+      await page.goto(`${web}/app/settings/users`);
+      await page.getByLabel('Email').fill('mia@northwind.example');
+      await page.getByLabel('Role', { exact: true }).selectOption('member');
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const memberAddress = (await page.locator('#shown-once').textContent()) as string;
+      // The address is under APP_URL, the public base; this server listens on a port of its own.
+      expect(memberAddress).toMatch(/^http:\/\/localhost:3000\/invite\//);
+      await check(page, 'users');
+      const member = await person();
+      await member.page.goto(memberAddress.replace('http://localhost:3000', web));
+      await member.page.getByLabel('Password', { exact: true }).fill('member password 1');
+      await member.page.getByLabel('Confirm password').fill('member password 1');
+      await member.page.getByRole('button', { name: 'Set password' }).click();
+      await member.page.waitForURL(`${web}/app/rooms`);
+      for (const path of [
+        '/app/rooms',
+        `/app/rooms/${roomId}`,
+        `/app/rooms/${roomId}/documents`,
+        `/app/rooms/${roomId}/links`,
+        '/app/settings/keys',
+        '/app/settings/webhooks',
+      ]) {
+        await member.page.goto(`${web}${path}`);
+        for (const name of [
+          'Create room',
+          'Upload',
+          'Create link',
+          'Create key',
+          'Revoke',
+          'Add endpoint',
+          'Replay',
+          'Save room',
+          'Publish',
+          'Unpublish',
+        ]) {
+          expect(
+            await member.page.getByRole('button', { name, exact: true }).count(),
+            `${name} on ${path}`,
+          ).toBe(0);
+        }
+      }
+      const memberToken = await member.page.locator('input[name="_csrf"]').first().getAttribute('value');
+      for (const path of [
+        '/app/rooms',
+        `/app/rooms/${roomId}/delete`,
+        '/app/settings/keys',
+        '/app/settings/users',
+      ]) {
+        const refused = await member.context.request.post(`${web}${path}`, {
+          form: { _csrf: memberToken as string, name: 'x', email: 'x@y.z', role: 'owner' },
+        });
+        expect(refused.status(), path).toBe(403);
+      }
+      expect((await member.context.request.get(`${web}/app/settings/users`)).status()).toBe(403);
+      await member.context.close();
+
+      // A form without its token is refused; a tampered session cookie is signed out.
+      const forged = await context.request.post(`${web}/app/rooms`, { form: { name: 'Forged' } });
+      expect(forged.status()).toBe(403);
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'dr_user');
+      expect(session).toBeDefined();
+      await context.addCookies([
+        {
+          ...(session as NonNullable<typeof session>),
+          value: `${session?.value.slice(0, -1)}${session?.value.endsWith('A') ? 'B' : 'A'}`,
+        },
+      ]);
+      await page.goto(`${web}/app/rooms`);
+      expect(page.url()).toMatch(/\/login\?next=/);
+      await check(page, 'sign-in');
+      // And signing in again works, then signing out ends the session.
+      await page.getByLabel('Email').fill('olivia@northwind.example');
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${web}/app/rooms`),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+      await check(page, 'rooms');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/login$/);
+      await page.goto(`${web}/app/rooms`);
+      expect(page.url()).toMatch(/\/login/);
+      await context.close();
+      expect(problems).toEqual([]);
+    });
+
+    it('fits a phone: the rooms list, a room and its documents at 390 px wide', async () => {
+      const address = await invite('phone@northwind.example', 'admin');
+      const { context, page } = await person(PHONE);
+      await page.goto(address);
+      await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+      await page.getByLabel('Confirm password').fill(OWNER_PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${web}/app/rooms`),
+        page.getByRole('button', { name: 'Set password' }).click(),
+      ]);
+      await check(page, 'rooms-phone');
+      await page
+        .getByRole('link', { name: /Project Atlas/ })
+        .first()
+        .click();
+      await check(page, 'overview-phone');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      await page.getByRole('link', { name: 'Documents' }).click();
+      await check(page, 'documents-phone');
+      await context.close();
+      expect(problems).toEqual([]);
+    });
+  },
+);

@@ -1,0 +1,165 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AuditEntry, recordAudit } from '../audit/repo.ts';
+import type { Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { unstorableTextAt } from '../core/text.ts';
+import type { Database } from '../db/database.ts';
+import type { Signer } from '../link-page/session.ts';
+import type { TypedFastify } from '../routing/types.ts';
+import type { Role } from '../users/roles.ts';
+import type { WriteContext } from '../write/transaction.ts';
+import { actorOf, checkChange, type DashboardUser, requireUser } from './auth.ts';
+import { DashboardError, notFound } from './errors.ts';
+
+export interface DashboardDeps {
+  db: Database;
+  clock: Clock;
+  write: WriteContext;
+  secureCookies: boolean;
+  signer: () => Promise<Signer>;
+  fileMaxBytes: number;
+}
+
+/** A form's fields: the first value of each, and every value of a repeated one. */
+export interface Form {
+  get(name: string): string;
+  all(name: string): string[];
+  raw: Record<string, unknown>;
+}
+
+export function formOf(request: FastifyRequest): Form {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const params = (body as { [PARAMS]?: URLSearchParams })[PARAMS];
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return {
+    get: (name) => text(body[name]).trim(),
+    all: (name) => (params ? params.getAll(name) : body[name] === undefined ? [] : [text(body[name])]),
+    raw: body,
+  };
+}
+
+/** Where the web app's form parser keeps every value of a urlencoded body. */
+export const PARAMS = Symbol('form params');
+
+/** Parses a urlencoded body: each field's first value, with every value kept beside it. */
+export function parseForm(text: string): Record<string, string> {
+  const params = new URLSearchParams(text);
+  const body: Record<string, string> = {};
+  for (const [name, value] of params) if (!(name in body)) body[name] = value;
+  Object.defineProperty(body, PARAMS, { value: params, enumerable: false });
+  return body;
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply, user: DashboardUser) => Promise<unknown>;
+
+/** Routes of signed-in users only: anyone else goes to the sign-in page. */
+export function signedIn(deps: DashboardDeps, handler: Handler) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = await requireUser(deps.db, deps.clock, request, reply);
+    if (!user) return reply;
+    return handler(request, reply, user);
+  };
+}
+
+/** A change route: signed in, the session's CSRF token, and a role that may change (or `allowed`). */
+export function changing(deps: DashboardDeps, handler: Handler, allowed?: (role: Role) => boolean) {
+  return signedIn(deps, async (request, reply, user) => {
+    checkChange(request, user, request.body as Record<string, unknown> | undefined, allowed);
+    if (unstorableTextAt(request.body) !== undefined) {
+      throw new DashboardError(
+        400,
+        'Check what you entered',
+        'A field holds a character that cannot be stored.',
+      );
+    }
+    return handler(request, reply, user);
+  });
+}
+
+/**
+ * Runs a domain function as the user: the same function, transaction and events as the
+ * management API, with the audit log entry written in that transaction. `after` describes
+ * the result for the log (the result itself unless given).
+ */
+export async function asUser<T>(
+  deps: DashboardDeps,
+  user: DashboardUser,
+  entry: Omit<AuditEntry, 'after'> & { after?: (result: T) => unknown },
+  work: (ctx: WriteContext) => Promise<T>,
+): Promise<T> {
+  const ctx: WriteContext = {
+    ...deps.write,
+    alongside: async (tx, result) => {
+      const created = result as { id?: string } | undefined;
+      await recordAudit(tx, actorOf(user), {
+        action: entry.action,
+        subject: { type: entry.subject.type, id: entry.subject.id ?? created?.id },
+        before: entry.before,
+        after: entry.after ? entry.after(result as T) : result,
+      });
+    },
+  };
+  try {
+    return await work(ctx);
+  } catch (err) {
+    throw asPage(err);
+  }
+}
+
+/** A refusal of the domain as the page it means: what was wrong, in its own words. */
+export function asPage(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err instanceof DashboardError) return err;
+  if (err.code === 'not_found') return notFound();
+  if (err.code === 'validation_error') return new DashboardError(400, 'Check what you entered', err.message);
+  if (err.code === 'conflict') return new DashboardError(409, 'That cannot be done now', err.message);
+  if (err.code === 'payload_too_large') return new DashboardError(413, 'The file is too large', err.message);
+  if (err.code === 'unsupported_media_type') return new DashboardError(415, 'Unsupported file', err.message);
+  return err;
+}
+
+export function redirect(reply: FastifyReply, to: string): FastifyReply {
+  return reply.code(303).header('Location', to).send();
+}
+
+export function htmlPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** A path id: a UUID (lower-cased), or the 404 page. */
+export function idParam(request: FastifyRequest, name = 'id'): string {
+  const value = (request.params as Record<string, string>)[name];
+  if (!isUuid(value)) throw notFound();
+  return value.toLowerCase();
+}
+
+export type Route = (app: TypedFastify, deps: DashboardDeps) => void;
+
+/** Messages a redirect may name (`?done=`): fixed words, never text from the address. */
+export const DONE: Record<string, string> = {
+  'room-created': 'Room created.',
+  'room-saved': 'Room saved.',
+  'room-archived': 'Room archived.',
+  'room-restored': 'Room restored.',
+  'room-deleted': 'Room deleted.',
+  uploaded: 'Document uploaded.',
+  'document-saved': 'Document saved.',
+  'document-deleted': 'Document deleted.',
+  'link-created': 'Link created.',
+  'link-saved': 'Link saved.',
+  'link-deactivated': 'Link deactivated.',
+  'link-deleted': 'Link deleted.',
+  'key-revoked': 'Key revoked.',
+  'endpoint-saved': 'Endpoint saved.',
+  'endpoint-removed': 'Endpoint removed.',
+  replayed: 'Queued again for delivery.',
+  'user-saved': 'User saved.',
+  'user-removed': 'User removed.',
+  'password-changed': 'Password changed. Your other sessions have ended.',
+  'session-ended': 'Session ended.',
+};
+
+export function doneOf(request: FastifyRequest): string | undefined {
+  const done = (request.query as Record<string, unknown> | undefined)?.done;
+  return typeof done === 'string' ? DONE[done] : undefined;
+}

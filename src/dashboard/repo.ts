@@ -1,0 +1,295 @@
+import type { Queryable } from '../db/database.ts';
+
+/**
+ * The dashboard's reads. Every one names the team: a room, document, link, viewer, key or
+ * endpoint of another team is simply not found, whatever id is sent.
+ */
+
+export interface RoomListRow {
+  id: string;
+  name: string;
+  status: 'active' | 'archived';
+  created_at: Date;
+  views_30d: number;
+  viewers_30d: number;
+  last_activity: Date | null;
+}
+
+export async function teamRooms(
+  db: Queryable,
+  teamId: string,
+  filter: { q: string; status: 'active' | 'archived' | 'all'; since: Date; limit: number; offset: number },
+): Promise<{ rows: RoomListRow[]; total: number }> {
+  const where = `r.team_id = $1 AND ($2 = '' OR r.name ILIKE '%' || $2 || '%') AND ($3 = 'all' OR r.status = $3)`;
+  const params = [teamId, filter.q.replace(/[\\%_]/g, (c) => `\\${c}`), filter.status];
+  const rows = await db.query<RoomListRow>(
+    `SELECT r.id, r.name, r.status, r.created_at,
+            coalesce(d.views, 0)::int AS views_30d, coalesce(d.viewers, 0)::int AS viewers_30d,
+            (SELECT max(v.last_viewed_at) FROM viewers v WHERE v.deal_room_id = r.id AND v.total_views > 0) AS last_activity
+       FROM deal_rooms r
+       LEFT JOIN LATERAL (SELECT sum(views) AS views, sum(latest_viewers) AS viewers FROM room_daily
+                           WHERE deal_room_id = r.id AND day >= $4::date) d ON true
+      WHERE ${where}
+      ORDER BY r.updated_at DESC, r.id LIMIT $5 OFFSET $6`,
+    [...params, filter.since, filter.limit, filter.offset],
+  );
+  const [count] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM deal_rooms r WHERE ${where}`,
+    params,
+  );
+  return { rows, total: count?.n ?? 0 };
+}
+
+export interface RoomRow {
+  id: string;
+  name: string;
+  description: string;
+  status: 'active' | 'archived';
+  created_at: Date;
+  documents: number;
+  links: number;
+  viewers: number;
+  views: number;
+}
+
+export async function teamRoom(db: Queryable, teamId: string, roomId: string): Promise<RoomRow | undefined> {
+  const [row] = await db.query<RoomRow>(
+    `SELECT r.id, r.name, r.description, r.status, r.created_at,
+            (SELECT count(*)::int FROM documents d WHERE d.deal_room_id = r.id) AS documents,
+            (SELECT count(*)::int FROM links l WHERE l.deal_room_id = r.id) AS links,
+            r.unique_viewers::int AS viewers, r.total_views::int AS views
+       FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
+    [roomId, teamId],
+  );
+  return row;
+}
+
+/** A period's views, duration and downloads from the per-day rollups, days [from, to). */
+export async function roomDays(
+  db: Queryable,
+  roomId: string,
+  from: Date,
+  to: Date,
+): Promise<{ views: number; duration: number; downloads: number }> {
+  const [row] = await db.query<{ views: number; duration: number; downloads: number }>(
+    `SELECT coalesce(sum(views), 0)::int AS views, coalesce(sum(duration_seconds), 0)::float8 AS duration,
+            coalesce(sum(downloads), 0)::int AS downloads
+       FROM room_daily WHERE deal_room_id = $1 AND day >= $2::date AND day < $3::date`,
+    [roomId, from, to],
+  );
+  return row ?? { views: 0, duration: 0, downloads: 0 };
+}
+
+export interface DocumentListRow {
+  id: string;
+  name: string;
+  display_name: string | null;
+  status: 'draft' | 'published' | 'archived';
+  position: number;
+  page_count: number;
+  download_override: boolean | null;
+  total_views: number;
+  file_type: string | null;
+  size_bytes: number | null;
+}
+
+export async function roomDocuments(db: Queryable, roomId: string): Promise<DocumentListRow[]> {
+  return db.query<DocumentListRow>(
+    `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
+            d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes
+       FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
+      WHERE d.deal_room_id = $1 ORDER BY d.position, d.created_at, d.id`,
+    [roomId],
+  );
+}
+
+export async function teamDocument(
+  db: Queryable,
+  teamId: string,
+  documentId: string,
+): Promise<(DocumentListRow & { deal_room_id: string; room_name: string }) | undefined> {
+  const [row] = await db.query<DocumentListRow & { deal_room_id: string; room_name: string }>(
+    `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
+            d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
+            d.deal_room_id, r.name AS room_name
+       FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
+       LEFT JOIN document_files f ON f.document_id = d.id
+      WHERE d.id = $1 AND r.team_id = $2`,
+    [documentId, teamId],
+  );
+  return row;
+}
+
+export interface LinkListRow {
+  id: string;
+  deal_room_id: string;
+  name: string;
+  short_id: string;
+  enabled: boolean;
+  requires_email: boolean;
+  has_password: boolean;
+  expires_at: Date | null;
+  allow_download: boolean;
+  watermark: boolean;
+  all_documents: boolean;
+  document_ids: string[];
+  total_clicks: number;
+  created_at: Date;
+}
+
+const LINK = `l.id, l.deal_room_id, l.name, l.short_id, l.enabled, l.requires_email, l.password_hash IS NOT NULL AS has_password,
+  l.expires_at, l.allow_download, l.watermark, l.all_documents, l.total_clicks::int AS total_clicks, l.created_at,
+  coalesce((SELECT array_agg(ld.document_id::text) FROM link_documents ld WHERE ld.link_id = l.id), '{}') AS document_ids`;
+
+export async function roomLinks(db: Queryable, roomId: string): Promise<LinkListRow[]> {
+  return db.query<LinkListRow>(
+    `SELECT ${LINK} FROM links l WHERE l.deal_room_id = $1 ORDER BY l.created_at DESC, l.id`,
+    [roomId],
+  );
+}
+
+export async function teamLink(
+  db: Queryable,
+  teamId: string,
+  linkId: string,
+): Promise<LinkListRow | undefined> {
+  const [row] = await db.query<LinkListRow>(
+    `SELECT ${LINK} FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id WHERE l.id = $1 AND r.team_id = $2`,
+    [linkId, teamId],
+  );
+  return row;
+}
+
+export interface ViewerListRow {
+  id: string;
+  email: string;
+  name: string;
+  first_viewed_at: Date;
+  last_viewed_at: Date;
+  total_views: number;
+  total_duration_seconds: number;
+  documents_viewed: number;
+  link_name: string;
+}
+
+/** The room's viewers as the read API orders them (latest view first), optionally by email. */
+export async function roomViewers(
+  db: Queryable,
+  roomId: string,
+  filter: { q: string; limit: number; offset: number },
+): Promise<ViewerListRow[]> {
+  return db.query<ViewerListRow>(
+    `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
+            v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name
+       FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
+      WHERE v.deal_room_id = $1 AND v.total_views > 0 AND ($2 = '' OR v.email ILIKE '%' || $2 || '%')
+      ORDER BY v.last_viewed_at DESC, v.id LIMIT $3 OFFSET $4`,
+    [roomId, filter.q.replace(/[\\%_]/g, (c) => `\\${c}`), filter.limit, filter.offset],
+  );
+}
+
+export async function teamViewer(
+  db: Queryable,
+  teamId: string,
+  viewerId: string,
+): Promise<(ViewerListRow & { deal_room_id: string; room_name: string }) | undefined> {
+  const [row] = await db.query<ViewerListRow & { deal_room_id: string; room_name: string }>(
+    `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
+            v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name,
+            v.deal_room_id, r.name AS room_name
+       FROM viewers v JOIN deal_rooms r ON r.id = v.deal_room_id LEFT JOIN links l ON l.id = v.last_link_id
+      WHERE v.id = $1 AND r.team_id = $2`,
+    [viewerId, teamId],
+  );
+  return row;
+}
+
+export interface TimelineRow {
+  kind: 'visit' | 'view' | 'download';
+  at: Date;
+  link_name: string;
+  document_name: string | null;
+  duration_seconds: number | null;
+  pages: number | null;
+  completed: boolean | null;
+}
+
+/** One viewer's visits, views (with their pages read) and downloads, newest first. */
+export async function viewerTimeline(db: Queryable, viewerId: string, limit: number): Promise<TimelineRow[]> {
+  return db.query<TimelineRow>(
+    `SELECT * FROM (
+       SELECT 'visit' AS kind, vi.at, l.name AS link_name, NULL AS document_name, NULL::int AS duration_seconds,
+              NULL::int AS pages, NULL::boolean AS completed
+         FROM visits vi JOIN links l ON l.id = vi.link_id WHERE vi.viewer_id = $1
+       UNION ALL
+       SELECT 'view', v.started_at, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
+              (SELECT count(*)::int FROM view_pages p WHERE p.view_id = v.id AND p.active_seconds > 0),
+              v.completed_at IS NOT NULL
+         FROM views v JOIN links l ON l.id = v.link_id JOIN documents d ON d.id = v.document_id WHERE v.viewer_id = $1
+       UNION ALL
+       SELECT 'download', dl.at, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
+         FROM downloads dl JOIN links l ON l.id = dl.link_id JOIN documents d ON d.id = dl.document_id
+        WHERE dl.viewer_id = $1
+     ) t ORDER BY at DESC LIMIT $2`,
+    [viewerId, limit],
+  );
+}
+
+export interface ActivityRow {
+  kind: 'visit' | 'view' | 'download';
+  at: Date;
+  who: string;
+  what: string;
+}
+
+/** What happened in a room since `since` (the live feed of its overview), newest first. */
+export async function recentActivity(
+  db: Queryable,
+  roomId: string,
+  since: Date,
+  limit: number,
+): Promise<ActivityRow[]> {
+  return db.query<ActivityRow>(
+    `SELECT * FROM (
+       (SELECT 'view' AS kind, v.started_at AS at, coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who,
+               coalesce(d.display_name, d.name) AS what
+          FROM views v JOIN viewers w ON w.id = v.viewer_id JOIN documents d ON d.id = v.document_id
+         WHERE v.deal_room_id = $1 AND v.started_at >= $2 ORDER BY v.started_at DESC LIMIT $3)
+       UNION ALL
+       (SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), l.name
+          FROM visits vi JOIN viewers w ON w.id = vi.viewer_id JOIN links l ON l.id = vi.link_id
+         WHERE vi.deal_room_id = $1 AND vi.at >= $2 ORDER BY vi.at DESC LIMIT $3)
+       UNION ALL
+       (SELECT 'download', dl.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), coalesce(d.display_name, d.name)
+          FROM downloads dl JOIN viewers w ON w.id = dl.viewer_id JOIN documents d ON d.id = dl.document_id
+         WHERE dl.deal_room_id = $1 AND dl.at >= $2 ORDER BY dl.at DESC LIMIT $3)
+     ) t ORDER BY at DESC LIMIT $3`,
+    [roomId, since, limit],
+  );
+}
+
+export async function teamKey(db: Queryable, teamId: string, keyId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM api_keys WHERE id = $1 AND team_id = $2', [keyId, teamId]);
+  return rows.length > 0;
+}
+
+export async function teamEndpoint(db: Queryable, teamId: string, endpointId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND team_id = $2', [
+    endpointId,
+    teamId,
+  ]);
+  return rows.length > 0;
+}
+
+export async function teamDeadLetter(
+  db: Queryable,
+  teamId: string,
+  deadLetterId: string,
+): Promise<string | undefined> {
+  const [row] = await db.query<{ endpoint_id: string }>(
+    `SELECT d.endpoint_id FROM webhook_dead_letters dl JOIN webhook_deliveries d ON d.id = dl.delivery_id
+       JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE dl.id = $1 AND e.team_id = $2`,
+    [deadLetterId, teamId],
+  );
+  return row?.endpoint_id;
+}

@@ -1,0 +1,174 @@
+import { html } from '../core/html.ts';
+import type { DashboardUser } from './auth.ts';
+import { doneOf, htmlPage, idParam, type Route, signedIn } from './context.ts';
+import { paged, sendCsv } from './csv.ts';
+import { notFound } from './errors.ts';
+import { count, dashboardPage, duration, notice, table, when } from './layout.ts';
+import { roomViewers, teamViewer, viewerTimeline } from './repo.ts';
+import { roomOf, roomTabs } from './rooms.ts';
+
+const PAGE_SIZE = 50;
+const TIMELINE_LIMIT = 500;
+
+export const viewerRoutes: Route = (app, deps) => {
+  const viewerOf = async (user: DashboardUser, id: string) => {
+    const viewer = await teamViewer(deps.db, user.teamId, id);
+    if (!viewer) throw notFound();
+    return viewer;
+  };
+
+  app.get(
+    '/app/rooms/:id/viewers',
+    signedIn(deps, async (request, reply, user) => {
+      const room = await roomOf(deps, user, idParam(request));
+      const query = request.query as Record<string, unknown>;
+      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
+      const pageNumber = Math.max(1, Math.min(100_000, Number.parseInt(String(query.page ?? '1'), 10) || 1));
+      const rows = await roomViewers(deps.db, room.id, {
+        q,
+        limit: PAGE_SIZE + 1,
+        offset: (pageNumber - 1) * PAGE_SIZE,
+      });
+      const more = rows.length > PAGE_SIZE;
+      const at = (page: number) =>
+        `/app/rooms/${room.id}/viewers?${new URLSearchParams({ q, page: String(page) }).toString()}`;
+      const body = html`<div class="page-head"><div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div></div>
+${roomTabs(room, 'viewers')}
+${notice(doneOf(request))}
+<form method="get" action="/app/rooms/${room.id}/viewers" class="filters" role="search">
+  <div class="field grow"><label for="q">Search by email</label><input id="q" name="q" type="search" value="${q}"></div>
+  <button type="submit" class="secondary">Search</button>
+</form>
+${table({
+  caption: `${count(room.viewers)} viewer${room.viewers === 1 ? '' : 's'}, latest first`,
+  csv: `/app/rooms/${room.id}/viewers.csv?${new URLSearchParams({ q }).toString()}`,
+  head: ['Viewer', 'Name', 'Views', 'Time', 'Documents', 'Last link', 'Last viewed'],
+  numeric: [2, 3, 4],
+  empty: q ? 'No viewer matches.' : 'No one has viewed this room yet.',
+  rows: rows.slice(0, PAGE_SIZE).map(
+    (
+      v,
+    ) => html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email || 'Anonymous viewer'}</a></th><td>${v.name}</td>
+<td class="num">${count(v.total_views)}</td><td class="num">${duration(v.total_duration_seconds)}</td><td class="num">${count(v.documents_viewed)}</td>
+<td>${v.link_name}</td><td>${when(v.last_viewed_at)}</td></tr>`,
+  ),
+})}
+${
+  pageNumber > 1 || more
+    ? html`<nav class="pager" aria-label="Pages">${pageNumber > 1 ? html`<a href="${at(pageNumber - 1)}">Previous</a>` : ''}<span>Page ${pageNumber}</span>${more ? html`<a href="${at(pageNumber + 1)}">Next</a>` : ''}</nav>`
+    : ''
+}`;
+      return htmlPage(
+        reply,
+        dashboardPage(user, {
+          title: `${room.name}: viewers`,
+          section: 'rooms',
+          crumbs: [['/app/rooms', 'Rooms']],
+          body,
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/app/rooms/:id/viewers.csv',
+    signedIn(deps, async (request, reply, user) => {
+      const room = await roomOf(deps, user, idParam(request));
+      const query = request.query as Record<string, unknown>;
+      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
+      const rows = paged(1000, (offset, limit) => roomViewers(deps.db, room.id, { q, limit, offset }));
+      return sendCsv(
+        reply,
+        `${room.name} viewers`,
+        [
+          'id',
+          'email',
+          'name',
+          'totalViews',
+          'totalDurationSeconds',
+          'documentsViewed',
+          'linkName',
+          'firstViewedAt',
+          'lastViewedAt',
+        ],
+        (async function* () {
+          for await (const v of rows) {
+            yield [
+              v.id,
+              v.email,
+              v.name,
+              v.total_views,
+              v.total_duration_seconds,
+              v.documents_viewed,
+              v.link_name,
+              v.first_viewed_at.toISOString(),
+              v.last_viewed_at.toISOString(),
+            ];
+          }
+        })(),
+      );
+    }),
+  );
+
+  app.get(
+    '/app/viewers/:id',
+    signedIn(deps, async (request, reply, user) => {
+      const viewer = await viewerOf(user, idParam(request));
+      const timeline = await viewerTimeline(deps.db, viewer.id, TIMELINE_LIMIT);
+      const label = viewer.email || 'Anonymous viewer';
+      const body = html`<div class="page-head"><div><p class="eyebrow">Viewer</p><h1>${label}</h1>${viewer.name ? html`<p class="lead">${viewer.name}</p>` : ''}</div></div>
+<section class="kpis" aria-label="Key figures">
+  <div class="kpi"><p class="kpi-label">Views</p><p class="kpi-value">${count(viewer.total_views)}</p></div>
+  <div class="kpi"><p class="kpi-label">Time</p><p class="kpi-value">${duration(viewer.total_duration_seconds)}</p></div>
+  <div class="kpi"><p class="kpi-label">Documents</p><p class="kpi-value">${count(viewer.documents_viewed)}</p></div>
+  <div class="kpi"><p class="kpi-label">First seen</p><p class="kpi-value small">${when(viewer.first_viewed_at)}</p></div>
+</section>
+${table({
+  caption: 'Timeline, newest first',
+  csv: `/app/viewers/${viewer.id}/timeline.csv`,
+  head: ['When', 'What', 'Document', 'Time', 'Pages read', 'Link'],
+  numeric: [3, 4],
+  empty: 'Nothing yet.',
+  rows: timeline.map(
+    (
+      t,
+    ) => html`<tr><td>${when(t.at)}</td><td>${t.kind === 'view' ? (t.completed ? 'Viewed' : 'Viewing') : t.kind === 'visit' ? 'Opened the link' : 'Downloaded'}</td>
+<td>${t.document_name ?? ''}</td><td class="num">${t.duration_seconds === null ? '' : duration(t.duration_seconds)}</td><td class="num">${t.pages ?? ''}</td><td>${t.link_name}</td></tr>`,
+  ),
+})}`;
+      return htmlPage(
+        reply,
+        dashboardPage(user, {
+          title: label,
+          section: 'rooms',
+          crumbs: [
+            ['/app/rooms', 'Rooms'],
+            [`/app/rooms/${viewer.deal_room_id}/viewers`, viewer.room_name],
+          ],
+          body,
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/app/viewers/:id/timeline.csv',
+    signedIn(deps, async (request, reply, user) => {
+      const viewer = await viewerOf(user, idParam(request));
+      const timeline = await viewerTimeline(deps.db, viewer.id, 100_000);
+      return sendCsv(
+        reply,
+        `${viewer.email || 'anonymous'} timeline`,
+        ['at', 'kind', 'document', 'durationSeconds', 'pagesRead', 'link'],
+        timeline.map((t) => [
+          t.at.toISOString(),
+          t.kind,
+          t.document_name ?? '',
+          t.duration_seconds ?? '',
+          t.pages ?? '',
+          t.link_name,
+        ]),
+      );
+    }),
+  );
+};

@@ -1,0 +1,245 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type Actor, recordAudit } from '../audit/repo.ts';
+import { ApiError } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { hashPassword, verifyPassword } from '../core/passwords.ts';
+import type { Queryable } from '../db/database.ts';
+import { teamExists } from '../teams/repo.ts';
+import { inWrite, type WriteContext } from '../write/transaction.ts';
+import * as repo from './repo.ts';
+import { isRole, type Role } from './roles.ts';
+
+/** An invitation address works this long, once. */
+export const INVITATION_DAYS = 7;
+/** A session lasts this long from sign-in (and ends sooner at sign-out or a password change). */
+export const SESSION_DAYS = 14;
+/** Sign-in failures that make an account, or a client address, wait (contract.md section 8). */
+export const SIGN_IN_FAILURES = { limit: 10, windowMs: 15 * 60 * 1000 } as const;
+export const PASSWORD_LENGTH = { min: 10, max: 200 } as const;
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const token = (): string => randomBytes(32).toString('base64url');
+
+export interface Invitation {
+  userId: string;
+  email: string;
+  role: Role;
+  /** The path of the address (`/invite/<token>`), shown once. */
+  path: string;
+  expiresAt: Date;
+}
+
+/**
+ * Invites a person to a team: a user without a password and a single-use token good for 7
+ * days. Inviting an address again (not yet accepted) gives a fresh token; an address that
+ * already has an account elsewhere, or has accepted, is a conflict.
+ */
+export async function inviteUser(
+  ctx: WriteContext,
+  input: { teamId: string; email: string; role: Role },
+  actor?: Actor,
+): Promise<Invitation> {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 320) {
+    throw new ApiError('validation_error', 'Enter a valid email');
+  }
+  if (!isRole(input.role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
+  if (!isUuid(input.teamId)) throw new ApiError('not_found', 'Team not found');
+  return inWrite(ctx, async (tx) => {
+    if (!(await teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
+    let user = await repo.userByEmail(tx, email);
+    if (user && (user.team_id !== input.teamId || user.password_hash !== null)) {
+      throw new ApiError('conflict', 'This email already has an account');
+    }
+    if (user) await repo.setUserRole(tx, user.id, input.role, tx.now);
+    else
+      user = await repo.insertUser(
+        tx,
+        { id: newId(tx.now.getTime()), teamId: input.teamId, email, role: input.role },
+        tx.now,
+      );
+    const secret = token();
+    const expiresAt = new Date(tx.now.getTime() + INVITATION_DAYS * 86_400_000);
+    await repo.insertInvitation(tx, { tokenHash: sha256(secret), userId: user.id, expiresAt }, tx.now);
+    if (actor) {
+      await recordAudit(tx, actor, {
+        action: 'user.invited',
+        subject: { type: 'user', id: user.id },
+        after: { email, role: input.role, expiresAt },
+      });
+    }
+    return { userId: user.id, email, role: input.role, path: `/invite/${secret}`, expiresAt };
+  });
+}
+
+/** The invitation an address stands for, while it can still be accepted. */
+export async function openInvitation(db: Queryable, secret: string, now: Date) {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return undefined;
+  const invitation = await repo.invitationByHash(db, sha256(secret));
+  if (!invitation || invitation.used_at !== null || invitation.expires_at.getTime() <= now.getTime())
+    return undefined;
+  return invitation;
+}
+
+export function checkNewPassword(password: string, confirm: string): string | undefined {
+  if (password.length < PASSWORD_LENGTH.min) return `Use at least ${PASSWORD_LENGTH.min} characters`;
+  if (password.length > PASSWORD_LENGTH.max) return `Use at most ${PASSWORD_LENGTH.max} characters`;
+  if (password !== confirm) return 'The passwords do not match';
+  return undefined;
+}
+
+export interface NewSession {
+  /** The cookie's value, shown to the browser once; only its hash is kept. */
+  token: string;
+  userId: string;
+}
+
+interface Client {
+  userAgent: string;
+  address: string;
+}
+
+async function openSession(
+  tx: Queryable & { now: Date },
+  userId: string,
+  client: Client,
+): Promise<NewSession> {
+  const secret = token();
+  await repo.insertSession(
+    tx,
+    {
+      id: newId(tx.now.getTime()),
+      tokenHash: sha256(secret),
+      userId,
+      csrfToken: token(),
+      expiresAt: new Date(tx.now.getTime() + SESSION_DAYS * 86_400_000),
+      userAgent: client.userAgent.slice(0, 300),
+      address: client.address,
+    },
+    tx.now,
+  );
+  return { token: secret, userId };
+}
+
+/** Sets the invited person's password, uses up the invitation, and signs them in. */
+export async function acceptInvitation(
+  ctx: WriteContext,
+  secret: string,
+  password: string,
+  client: Client,
+): Promise<NewSession> {
+  const hash = await hashPassword(password);
+  return inWrite(ctx, async (tx) => {
+    const invitation = await repo.invitationByHash(tx, sha256(secret), true);
+    if (!invitation || invitation.used_at !== null || invitation.expires_at.getTime() <= tx.now.getTime()) {
+      throw new ApiError('not_found', 'This invitation is no longer valid');
+    }
+    await repo.useInvitation(tx, sha256(secret), tx.now);
+    await repo.setPasswordHash(tx, invitation.user_id, hash, tx.now);
+    return openSession(tx, invitation.user_id, client);
+  });
+}
+
+export type SignInResult =
+  | { ok: true; session: NewSession }
+  | { ok: false; reason: 'wrong' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Signs a person in by email and password. A wrong email and a wrong password are one answer;
+ * 10 failures in 15 minutes for one account or one client address make both wait.
+ */
+export async function signIn(
+  ctx: WriteContext,
+  email: string,
+  password: string,
+  client: Client,
+): Promise<SignInResult> {
+  const now = ctx.clock.now();
+  const subjects = [`account:${email.trim().toLowerCase()}`, `address:${client.address}`];
+  const failures = await repo.recentFailures(
+    ctx.db,
+    subjects,
+    new Date(now.getTime() - SIGN_IN_FAILURES.windowMs),
+  );
+  const blocked = failures.filter((f) => f.count >= SIGN_IN_FAILURES.limit && f.oldest);
+  if (blocked.length > 0) {
+    const until = Math.max(...blocked.map((f) => (f.oldest as Date).getTime() + SIGN_IN_FAILURES.windowMs));
+    return {
+      ok: false,
+      reason: 'throttled',
+      retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
+    };
+  }
+  const user =
+    password.length <= PASSWORD_LENGTH.max ? await repo.userByEmail(ctx.db, email.trim()) : undefined;
+  // A missing account costs the same scrypt as a wrong password, so timing tells nothing.
+  const matches = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+  if (!user?.password_hash || !matches) {
+    await repo.recordFailures(ctx.db, subjects, now);
+    return { ok: false, reason: 'wrong' };
+  }
+  const session = await inWrite(ctx, (tx) => openSession(tx, user.id, client));
+  return { ok: true, session };
+}
+
+/** A hash of no one's password, checked when the account does not exist. */
+const DUMMY_HASH =
+  'scrypt$N=131072,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+/** Changes a password after checking the current one; every other session of the user ends. */
+export async function changePassword(
+  ctx: WriteContext,
+  user: { id: string; sessionId: string },
+  current: string,
+  next: string,
+  actor: Actor,
+): Promise<boolean> {
+  const row = await repo.userById(ctx.db, user.id);
+  if (!row?.password_hash || !(await verifyPassword(current, row.password_hash))) return false;
+  const hash = await hashPassword(next);
+  await inWrite(ctx, async (tx) => {
+    await repo.setPasswordHash(tx, user.id, hash, tx.now);
+    await repo.deleteUserSessions(tx, user.id, user.sessionId);
+    await recordAudit(tx, actor, { action: 'user.password_changed', subject: { type: 'user', id: user.id } });
+  });
+  return true;
+}
+
+/** Changes a teammate's role; a team always keeps one owner. */
+export async function changeRole(ctx: WriteContext, userId: string, role: Role, actor: Actor): Promise<void> {
+  if (!isRole(role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
+  await inWrite(ctx, async (tx) => {
+    const user = await repo.userById(tx, userId, true);
+    if (!user || user.team_id !== actor.teamId) throw new ApiError('not_found', 'User not found');
+    if (user.role === 'owner' && role !== 'owner' && (await repo.countOwners(tx, actor.teamId)) <= 1) {
+      throw new ApiError('conflict', 'A team keeps at least one owner');
+    }
+    await repo.setUserRole(tx, userId, role, tx.now);
+    await recordAudit(tx, actor, {
+      action: 'user.role_changed',
+      subject: { type: 'user', id: userId },
+      before: { email: user.email, role: user.role },
+      after: { email: user.email, role },
+    });
+  });
+}
+
+/** Removes a teammate (their sessions end with them); a team always keeps one owner. */
+export async function removeUser(ctx: WriteContext, userId: string, actor: Actor): Promise<void> {
+  await inWrite(ctx, async (tx) => {
+    const user = await repo.userById(tx, userId, true);
+    if (!user || user.team_id !== actor.teamId) throw new ApiError('not_found', 'User not found');
+    if (user.role === 'owner' && (await repo.countOwners(tx, actor.teamId)) <= 1) {
+      throw new ApiError('conflict', 'A team keeps at least one owner');
+    }
+    await repo.deleteUserRow(tx, userId);
+    await recordAudit(tx, actor, {
+      action: 'user.removed',
+      subject: { type: 'user', id: userId },
+      before: { email: user.email, role: user.role },
+    });
+  });
+}
