@@ -16,6 +16,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { benchDashboard, type DashboardPageTime } from './dashboard.ts';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
 import { benchLinkPage, type LinkPageReport } from './link-page.ts';
@@ -56,6 +57,7 @@ interface StoreReport {
   rows: Row[];
   writes: WriteReport;
   linkPage: LinkPageReport;
+  dashboard: DashboardPageTime[];
   webhooks: WebhookReport;
 }
 
@@ -120,7 +122,8 @@ async function benchStore(
         base: /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '',
         token: adminToken,
       };
-      const webBase = /Link pages listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '';
+      const webBase =
+        /Link pages and the dashboard listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '';
       const bare = await startListening(
         [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'bare.ts')],
         process.env,
@@ -219,6 +222,16 @@ async function benchStore(
         console.log(
           `${store}: link page: room page ${linkPage.roomPage.rps.toFixed(0)} req/s p99 ${linkPage.roomPage.p99} ms, viewer ${linkPage.viewerPage.rps.toFixed(0)} req/s p99 ${linkPage.viewerPage.p99} ms; ${lp.readers} readers sent ${lp.perSecond.toFixed(0)} reports/s (p99 ${lp.p99} ms, ${lp.failed} failed), ${lp.secondsCounted} of ${lp.secondsSent} seconds counted`,
         );
+        const dashboard = await benchDashboard({
+          env,
+          webBase,
+          readBase: server.base,
+          key,
+          teamId: BENCH_TEAM_ID,
+          busyRoomId: shape.busyRoomId,
+        });
+        for (const d of dashboard)
+          console.log(`${store}: dashboard ${d.page}: p50 ${d.p50} ms, max ${d.max} ms`);
         const receiver = await startListening(
           [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'receiver.ts')],
           process.env,
@@ -248,6 +261,7 @@ async function benchStore(
           rows,
           writes,
           linkPage,
+          dashboard,
           webhooks,
         };
       } finally {
@@ -319,6 +333,15 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
         reports.failed === 0 &&
         reports.secondsCounted === reports.secondsSent,
     );
+    const slowestPage = [...r.dashboard].sort((a, b) => b.p50 - a.p50)[0];
+    if (slowestPage) {
+      row(
+        store,
+        'dashboard: every page under 100 ms of server time (busy room, one request at a time)',
+        `slowest ${slowestPage.page}: p50 ${slowestPage.p50} ms, max ${slowestPage.max} ms`,
+        slowestPage.p50 < 100,
+      );
+    }
     const hooks = r.webhooks;
     row(
       store,
@@ -439,6 +462,14 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
       `| reading reports | | ${lp.reports.perSecond.toFixed(0)} | | | ${lp.reports.p99} | ${lp.reports.failed} |`,
       '',
       `Seconds of reading sent: ${lp.reports.secondsSent.toLocaleString('en-US')}; counted in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
+    );
+    lines.push(
+      '',
+      "The dashboard, signed in as an owner of the busy room's team, each page fetched 20 times one after another:",
+      '',
+      '| page | body bytes | p50 ms | max ms |',
+      '|---|---:|---:|---:|',
+      ...r.dashboard.map((d) => `| ${d.page} | ${d.bytes} | ${d.p50} | ${d.max} |`),
     );
     const hooks = r.webhooks;
     lines.push(

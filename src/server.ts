@@ -17,7 +17,7 @@ import type { HealthCheck } from './health/routes.ts';
 import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
 import type { TypedFastify } from './routing/types.ts';
-import { hasDemoTeam, isEmpty, renewDemoKey, seedDemo } from './seed/prepare.ts';
+import { hasDemoTeam, isEmpty, renewDemoKey, renewDemoUser, seedDemo } from './seed/prepare.ts';
 import { createViewStartWriter } from './tracking/view-starts.ts';
 import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
 import { buildWebApp } from './web/app.ts';
@@ -62,6 +62,8 @@ export interface RunningServer {
   webApp?: string | undefined;
   /** The demo team's new key, when `demo` loaded or renewed it. */
   demoKey?: string | undefined;
+  /** The demo owner's dashboard sign-in, renewed with the key. */
+  demoUser?: { email: string; password: string } | undefined;
   /**
    * Stops taking work: /readyz turns 503 at once, requests already received are answered,
    * the worker finishes its attempts in flight, then every connection and the store close.
@@ -97,6 +99,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       await requireCurrentSchema(db);
     }
     const demoKey = options.demo ? await prepareDemo(db, clock) : undefined;
+    const demoUser = demoKey ? await renewDemoUser(db, clock) : undefined;
 
     const metrics = createMetrics().withDefaults();
     const { limiter, healthChecks } = createRateLimiter(
@@ -228,6 +231,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       managementApi,
       webApp,
       demoKey,
+      demoUser,
       close() {
         stopped ??= (async () => {
           closing = true;

@@ -42,13 +42,14 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     console.log(`Management API listening on ${server.managementApi} (Authorization: Bearer $ADMIN_TOKEN)`);
   }
   if (server.webApp)
-    console.log(`Link pages listening on ${server.webApp} (share links open at ${config.appUrl}/v/...)`);
+    console.log(`Link pages and the dashboard listening on ${server.webApp} (share links open at ${config.appUrl}/v/...)`);
   console.log(`Deal Room Analytics API listening on ${server.readApi} (${server.db.kind} store)`);
   if (server.demoKey)
     printDemo(
       server.readApi,
       server.demoKey,
       server.webApp ? `${config.appUrl}/v/${DEMO_LINK_SHORT_ID}` : undefined,
+      server.webApp && server.demoUser ? { url: `${config.appUrl}/login`, ...server.demoUser } : undefined,
     );
 
   const signal = await new Promise<string>((resolve) => {
@@ -61,7 +62,12 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
   return 0;
 }
 
-function printDemo(base: string, key: string, demoLink: string | undefined): void {
+function printDemo(
+  base: string,
+  key: string,
+  demoLink: string | undefined,
+  dashboard: { url: string; email: string; password: string } | undefined,
+): void {
   console.log(`
 Demo data is loaded. Your API key (shown once; a new one is made at each start with --demo):
 
@@ -76,6 +82,14 @@ ${
     ? `
 Open a demo share link in your browser, read a document, then see your visit and view in the API:
   ${demoLink}
+`
+    : ''
+}${
+  dashboard
+    ? `
+The team's dashboard (a new password at each start with --demo):
+  ${dashboard.url}
+  email ${dashboard.email}, password ${dashboard.password}
 `
     : ''
 }`);

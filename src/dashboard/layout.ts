@@ -14,14 +14,15 @@ export function dashboardPage(
   return page({
     title: `${o.title} · ${user.teamName}`,
     stylesheets: ['/assets/dashboard.css'],
-    scripts: ['/assets/dashboard.js', ...(o.scripts ?? [])],
+    // Libraries first: module scripts run in order, and dashboard.js uses them.
+    scripts: [...(o.scripts ?? []), '/assets/dashboard.js'],
     body: html`<a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
   <a class="brand" href="/app/rooms">◆ Deal Room</a>
   <nav aria-label="Main">
     ${nav('rooms', '/app/rooms', 'Rooms')}
     ${nav('settings', '/app/settings', 'Team settings')}
-    ${nav('account', '/app/account', user.email)}
+    ${nav('account', '/app/account', 'Account')}
   </nav>
   <form method="post" action="/logout" class="signout">
     ${csrfField(user)}

@@ -552,13 +552,13 @@ ${settingsTabs(user, 'audit')}
 ${table({
   caption: 'Audit log, newest first',
   csv: '/app/settings/audit.csv',
-  head: ['When', 'Who', 'Action', 'Subject', 'Before', 'After'],
+  head: ['When', 'Who', 'Action', 'Subject', 'Changes'],
   empty: 'No changes yet.',
   rows: rows.slice(0, AUDIT_PAGE).map(
     (
       r,
     ) => html`<tr><td>${when(r.at)}</td><td>${r.user_email}</td><td>${r.action}</td><td>${r.subject_type}${r.subject_id ? html`<br><code class="small">${r.subject_id}</code>` : ''}</td>
-<td>${summary(r.before)}</td><td>${summary(r.after)}</td></tr>`,
+<td>${changes(r.before, r.after)}</td></tr>`,
   ),
 })}
 ${rows.length > AUDIT_PAGE && last ? html`<nav class="pager" aria-label="Pages"><a href="/app/settings/audit?before=${`${last.at.toISOString()}_${last.id}`}">Older</a></nav>` : ''}`;
@@ -685,12 +685,25 @@ function parseCursor(text: string): { at: Date; id: string } | undefined {
   return { at: when, id };
 }
 
-/** A before or after value, short: its fields as name: value. */
-function summary(value: unknown): Html | string {
-  if (value === null || value === undefined) return '';
-  if (typeof value !== 'object') return String(value);
-  const entries = Object.entries(value as Record<string, unknown>).filter(
-    ([, v]) => typeof v !== 'object' || v === null,
-  );
-  return html`<dl class="diff">${entries.slice(0, 8).map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>`;
+/** Fields that name a subject, shown for what was created or deleted. */
+const NAMING = ['name', 'email', 'url', 'role', 'status', 'shortId', 'replayed'];
+
+/** What changed: each field whose value differs, before → after; for a creation or deletion, its naming fields. */
+function changes(before: unknown, after: unknown): Html | string {
+  const fields = (value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const b = fields(before);
+  const a = fields(after);
+  const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  let rows: [string, string][];
+  if (b && a) {
+    rows = Object.keys(b)
+      .filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]))
+      .map((k) => [k, `${show(b[k])} → ${show(a[k])}`]);
+  } else {
+    const one = a ?? b;
+    rows = one ? NAMING.filter((k) => k in one).map((k) => [k, show(one[k])]) : [];
+  }
+  if (rows.length === 0) return '';
+  return html`<dl class="diff">${rows.slice(0, 8).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
