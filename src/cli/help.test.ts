@@ -72,7 +72,7 @@ describe('dealroom --help and --version', { timeout: 60_000 }, () => {
     }
   });
 
-  it('creates and lists teams, so a team id can be found', async () => {
+  it('creates and lists teams, so a team id can be found, and invites its first owner', async () => {
     const { env, drop } = await freshStoreEnv('embedded');
     try {
       expect((await dealroom(['migrate'], env)).code).toBe(0);
@@ -84,6 +84,21 @@ describe('dealroom --help and --version', { timeout: 60_000 }, () => {
       expect(listed.code).toBe(0);
       expect(listed.stdout.split('\n')[0]).toBe('ID\tNAME\tCREATED');
       expect(listed.stdout).toMatch(new RegExp(`^${id}\\tAcme Capital\\t\\d{4}-\\d{2}-\\d{2}T`, 'm'));
+      // The team's first owner: an invitation address under APP_URL, and the user listed as invited.
+      const invited = await dealroom(['users', 'create', '--team', id, '--email', 'Owner@Acme.example'], {
+        ...env,
+        APP_URL: 'https://rooms.acme.example',
+      });
+      expect(invited.code).toBe(0);
+      expect(invited.stdout).toMatch(/^https:\/\/rooms\.acme\.example\/invite\/[A-Za-z0-9_-]{43}\n$/);
+      const users = await dealroom(['users', 'list', '--team', id], env);
+      expect(users.stdout).toMatch(/\towner@acme\.example\towner\tinvited\t/);
+      const again = await dealroom(
+        ['users', 'create', '--team', id, '--email', 'x@acme.example', '--role', 'boss'],
+        env,
+      );
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('--role must be owner, admin or member');
       const refused = await dealroom(['teams', 'create'], env);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain("give the team's name");

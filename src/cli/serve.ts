@@ -42,7 +42,9 @@ export async function serve(config: Readonly<Config>, args: string[]): Promise<n
     console.log(`Management API listening on ${server.managementApi} (Authorization: Bearer $ADMIN_TOKEN)`);
   }
   if (server.webApp)
-    console.log(`Link pages and the dashboard listening on ${server.webApp} (share links open at ${config.appUrl}/v/...)`);
+    console.log(
+      `Link pages and the dashboard listening on ${server.webApp} (share links open at ${config.appUrl}/v/...)`,
+    );
   console.log(`Deal Room Analytics API listening on ${server.readApi} (${server.db.kind} store)`);
   if (server.demoKey)
     printDemo(

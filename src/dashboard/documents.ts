@@ -270,12 +270,14 @@ ${notice(doneOf(request))}
 </section>
 <div class="columns">
   <section class="card"><h2>Average time per page</h2>
-    <div class="chart-box"><canvas class="chart" role="img" aria-label="Average seconds per page" data-chart="${JSON.stringify({
-      type: 'bar',
-      label: 'Average seconds',
-      labels: figures.pages.map((p) => `Page ${p.page}`),
-      values: figures.pages.map((p) => p.avgActiveSeconds),
-    })}"></canvas></div></section>
+    <div class="chart-box"><canvas class="chart" role="img" aria-label="Average seconds per page" data-chart="${JSON.stringify(
+      {
+        type: 'bar',
+        label: 'Average seconds',
+        labels: figures.pages.map((p) => `Page ${p.page}`),
+        values: figures.pages.map((p) => p.avgActiveSeconds),
+      },
+    )}"></canvas></div></section>
   <section class="card"><h2>Drop-off: views reaching each page</h2>
     <div class="chart-box"><canvas class="chart" role="img" aria-label="Percent of views reaching each page" data-chart="${JSON.stringify(
       {

@@ -210,12 +210,14 @@ ${notice(doneOf(request))}
 </section>
 <section class="card">
   <h2>Views per day</h2>
-  <div class="chart-box"><canvas class="chart" role="img" aria-label="Views per day" data-chart="${JSON.stringify({
-    type: 'bar',
-    label: 'Views',
-    labels: analytics.viewsOverTime.map((d) => d.date),
-    values: analytics.viewsOverTime.map((d) => d.views),
-  })}"></canvas></div>
+  <div class="chart-box"><canvas class="chart" role="img" aria-label="Views per day" data-chart="${JSON.stringify(
+    {
+      type: 'bar',
+      label: 'Views',
+      labels: analytics.viewsOverTime.map((d) => d.date),
+      values: analytics.viewsOverTime.map((d) => d.views),
+    },
+  )}"></canvas></div>
   <details><summary>Views per day as a table</summary>
   ${table({
     caption: 'Views per day',

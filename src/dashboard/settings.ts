@@ -691,10 +691,13 @@ const NAMING = ['name', 'email', 'url', 'role', 'status', 'shortId', 'replayed']
 /** What changed: each field whose value differs, before → after; for a creation or deletion, its naming fields. */
 function changes(before: unknown, after: unknown): Html | string {
   const fields = (value: unknown) =>
-    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   const b = fields(before);
   const a = fields(after);
-  const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const show = (v: unknown) =>
+    v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   let rows: [string, string][];
   if (b && a) {
     rows = Object.keys(b)

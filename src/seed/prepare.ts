@@ -53,7 +53,10 @@ export const DEMO_USER_EMAIL = 'owner@demo.example';
  * The demo owner's sign-in: the account is made on the first start, and every start gives it
  * a fresh password (shown once, like the demo key) and ends its earlier sessions.
  */
-export async function renewDemoUser(db: Database, clock: Clock): Promise<{ email: string; password: string }> {
+export async function renewDemoUser(
+  db: Database,
+  clock: Clock,
+): Promise<{ email: string; password: string }> {
   const ctx = { db, clock, appUrl: '' };
   if (!(await userByEmail(db, DEMO_USER_EMAIL))) {
     await inviteUser(ctx, { teamId: DEMO_TEAM_ID, email: DEMO_USER_EMAIL, role: 'owner' });

@@ -1,0 +1,419 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
+import type { Database } from '../db/database.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { createViewStartWriter } from '../tracking/view-starts.ts';
+import { inviteUser } from '../users/commands.ts';
+import { buildWebApp } from '../web/app.ts';
+
+const PASSWORD = 'a long enough password';
+
+describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
+  let db: Database;
+  let admin: Awaited<ReturnType<typeof managementClient>>;
+  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const startView = createViewStartWriter();
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    admin = await managementClient(db, clock, createMetrics(), { startView });
+    web = await buildWebApp({
+      db,
+      clock,
+      appUrl: 'http://localhost:3000',
+      logger: { level: 'silent' },
+      metrics: createMetrics(),
+      startView,
+      allowPrivateUrls: true,
+    });
+    await web.ready();
+  });
+  afterAll(async () => {
+    await web?.close();
+    await admin?.app.close();
+    await db?.close();
+  });
+
+  /** A browser: its cookies, and requests that carry them. */
+  function browser(address = '203.0.113.9') {
+    const jar = new Map<string, string>();
+    const request = async (method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries(form ?? {})) {
+        for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
+      }
+      const response = await web.inject({
+        method,
+        url,
+        remoteAddress: address,
+        headers: {
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { payload: body.toString() } : {}),
+      });
+      const set = response.headers['set-cookie'];
+      for (const line of Array.isArray(set) ? set : set ? [set] : []) {
+        const [pair = ''] = line.split(';');
+        const at = pair.indexOf('=');
+        if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return response;
+    };
+    return {
+      jar,
+      get: (url: string) => request('GET', url),
+      post: (url: string, form: Record<string, string | string[]>) => request('POST', url, form),
+      /** The CSRF token of this browser's session, read from a page's form. */
+      async csrf() {
+        const page = await request('GET', '/app/account');
+        return /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+      },
+    };
+  }
+
+  /** A team with a signed-in user of the role, through an invitation accepted in a browser. */
+  async function member(role: 'owner' | 'admin' | 'member', teamId?: string) {
+    clock.advance(60_000);
+    const team = teamId ?? ((await admin.post('/teams', { name: 'Dashboard team' })).body.data.id as string);
+    const email = `${role}-${Math.random().toString(36).slice(2, 8)}@team.example`;
+    const invitation = await inviteUser({ db, clock, appUrl: '' }, { teamId: team, email, role });
+    const person = browser();
+    const form = await person.get(invitation.path);
+    expect(form.statusCode).toBe(200);
+    const token = /name="_form" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+    const accepted = await person.post(invitation.path, {
+      _form: token,
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
+    expect(accepted.statusCode).toBe(303);
+    return { team, email, person, invitation };
+  }
+
+  it('keeps every team to its own: another team’s room, document, link, viewer, key and endpoint are not found, read or changed', async () => {
+    const ours = await member('owner');
+    const theirs = await member('owner');
+    const room = (await admin.post(`/teams/${theirs.team}/deal-rooms`, { name: 'Their secret room' })).body
+      .data.id as string;
+    const document = (
+      await admin.post(`/deal-rooms/${room}/documents`, { name: 'Their deck', status: 'published' })
+    ).body.data.id as string;
+    const link = (await admin.post(`/deal-rooms/${room}/links`, { name: 'Their link' })).body.data
+      .id as string;
+    await admin.post(`/links/${link}/views`, {
+      documentId: document,
+      viewer: { email: 'their.viewer@x.example' },
+    });
+    const viewer = (
+      await db.query<{ id: string }>('SELECT id FROM viewers WHERE deal_room_id = $1', [room])
+    )[0]?.id as string;
+    const key = (await admin.post(`/teams/${theirs.team}/keys`, { name: 'Theirs' })).body.data.id as string;
+    const endpoint = (
+      await admin.post(`/teams/${theirs.team}/webhook-endpoints`, { url: 'https://hooks.example/x' })
+    ).body.data.id as string;
+
+    for (const path of [
+      `/app/rooms/${room}`,
+      `/app/rooms/${room}/documents`,
+      `/app/rooms/${room}/links`,
+      `/app/rooms/${room}/viewers`,
+      `/app/rooms/${room}/viewers.csv`,
+      `/app/rooms/${room}/activity`,
+      `/app/rooms/${room}/delete`,
+      `/app/documents/${document}`,
+      `/app/documents/${document}/pages.csv`,
+      `/app/links/${link}`,
+      `/app/viewers/${viewer}`,
+      `/app/viewers/${viewer}/timeline.csv`,
+      `/app/webhooks/${endpoint}`,
+    ]) {
+      const answer = await ours.person.get(path);
+      expect(answer.statusCode, path).toBe(404);
+      expect(answer.body, path).not.toMatch(/Their|their\.viewer/);
+    }
+    const csrf = await ours.person.csrf();
+    for (const path of [
+      `/app/rooms/${room}`,
+      `/app/rooms/${room}/archive`,
+      `/app/rooms/${room}/delete`,
+      `/app/rooms/${room}/links`,
+      `/app/documents/${document}/unpublish`,
+      `/app/documents/${document}/delete`,
+      `/app/links/${link}/deactivate`,
+      `/app/links/${link}/delete`,
+      `/app/keys/${key}/revoke`,
+      `/app/webhooks/${endpoint}/delete`,
+    ]) {
+      const answer = await ours.person.post(path, { _csrf: csrf, name: 'Taken over' });
+      expect(answer.statusCode, path).toBe(404);
+    }
+    // Nothing of theirs changed, and their lists do not reach our pages.
+    const [roomRow] = await db.query<{ name: string; status: string }>(
+      'SELECT name, status FROM deal_rooms WHERE id = $1',
+      [room],
+    );
+    expect(roomRow).toEqual({ name: 'Their secret room', status: 'active' });
+    expect((await db.query('SELECT 1 FROM links WHERE id = $1 AND enabled', [link])).length).toBe(1);
+    expect(
+      (await db.query('SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL', [key])).length,
+    ).toBe(1);
+    for (const path of [
+      '/app/rooms',
+      '/app/rooms.csv',
+      '/app/settings/keys',
+      '/app/settings/webhooks',
+      '/app/settings/audit',
+    ]) {
+      const answer = await ours.person.get(path);
+      expect(answer.statusCode, path).toBe(200);
+      expect(answer.body, path).not.toMatch(/Their|hooks\.example/);
+    }
+  });
+
+  it('runs each change through the domain function, with its event and its audit entry in one transaction', async () => {
+    const owner = await member('owner');
+    const csrf = await owner.person.csrf();
+    const before = (await recordedEvents(db)).length;
+    const created = await owner.person.post('/app/rooms', { _csrf: csrf, name: 'Audited <room>' });
+    expect(created.statusCode).toBe(303);
+    const roomId = /\/app\/rooms\/([0-9a-f-]{36})\//.exec(created.headers.location as string)?.[1] as string;
+    const events = (await recordedEvents(db)).slice(before);
+    expect(events.map((e) => e.type)).toEqual(['deal_room.created']);
+    const audit = await db.query<{
+      action: string;
+      user_email: string;
+      subject_id: string;
+      after: { name: string };
+    }>('SELECT action, user_email, subject_id, after FROM audit_log WHERE team_id = $1 ORDER BY at', [
+      owner.team,
+    ]);
+    expect(audit.map((a) => [a.action, a.user_email, a.subject_id, a.after?.name])).toEqual([
+      ['deal_room.created', owner.email, roomId, 'Audited <room>'],
+    ]);
+    // A refused change writes neither an event nor an audit entry.
+    const refused = await owner.person.post(`/app/rooms/${roomId}`, { _csrf: csrf, name: '' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Give a name of 1 to 200 characters');
+    const nul = await owner.person.post(`/app/rooms/${roomId}`, { _csrf: csrf, name: 'bad\u0000name' });
+    expect(nul.statusCode).toBe(400);
+    expect((await recordedEvents(db)).slice(before)).toHaveLength(1);
+    expect((await db.query('SELECT 1 FROM audit_log WHERE team_id = $1', [owner.team])).length).toBe(1);
+    // A key made in the dashboard is in the log without its secret.
+    const key = await owner.person.post('/app/settings/keys', { _csrf: csrf, name: 'CRM' });
+    expect(key.statusCode).toBe(201);
+    const plain = /id="shown-once">([^<]+)</.exec(key.body)?.[1] as string;
+    expect(plain).toMatch(/^dr_live_/);
+    const logged = await db.query<{ after: unknown }>(
+      "SELECT after FROM audit_log WHERE team_id = $1 AND action = 'api_key.created'",
+      [owner.team],
+    );
+    expect(JSON.stringify(logged)).not.toContain(plain);
+    const csv = await owner.person.get('/app/settings/audit.csv');
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body.split('\r\n')[0]).toBe('at,userEmail,action,subjectType,subjectId,before,after');
+    expect(csv.body).toContain('deal_room.created');
+  });
+
+  it('uploads a file with the room’s document (a refused or forged upload leaves nothing), and makes a link showing one document without downloads', async () => {
+    const owner = await member('owner');
+    const csrf = await owner.person.csrf();
+    const created = await owner.person.post('/app/rooms', { _csrf: csrf, name: 'Upload room' });
+    const roomId = /\/app\/rooms\/([0-9a-f-]{36})\//.exec(created.headers.location as string)?.[1] as string;
+    const upload = async (bytes: Uint8Array, name: string, token = csrf) => {
+      const boundary = '----dashboard-test';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${token}\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="publish"\r\n\r\nyes\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+        Buffer.from(bytes),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      return web.inject({
+        method: 'POST',
+        url: `/app/rooms/${roomId}/documents`,
+        remoteAddress: '203.0.113.9',
+        headers: {
+          cookie: [...owner.person.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload: body,
+      });
+    };
+    expect((await upload(Buffer.from('just some text'), 'notes.txt')).statusCode).toBe(415);
+    expect((await upload(await numberedPdf(3), 'deck.pdf', 'forged')).statusCode).toBe(403);
+    expect((await db.query('SELECT 1 FROM documents WHERE deal_room_id = $1', [roomId])).length).toBe(0);
+    expect((await upload(await numberedPdf(3), 'Deck.pdf')).statusCode).toBe(303);
+    expect((await upload(await numberedPdf(1), 'Terms.pdf')).statusCode).toBe(303);
+    const documents = await db.query<{ id: string; name: string; page_count: number; status: string }>(
+      'SELECT id, name, page_count, status FROM documents WHERE deal_room_id = $1 ORDER BY name',
+      [roomId],
+    );
+    expect(documents.map((d) => [d.name, d.page_count, d.status])).toEqual([
+      ['Deck.pdf', 3, 'published'],
+      ['Terms.pdf', 1, 'published'],
+    ]);
+    const deck = documents[0]?.id as string;
+    const link = await owner.person.post(`/app/rooms/${roomId}/links`, {
+      _csrf: csrf,
+      name: 'Board',
+      requiresEmail: 'yes',
+      password: 'board-secret',
+      documentsMode: 'chosen',
+      documentIds: [deck],
+      expiresAt: '2026-12-31T18:00',
+    });
+    expect(link.statusCode).toBe(303);
+    const linkId = /\/app\/links\/([0-9a-f-]{36})/.exec(link.headers.location as string)?.[1] as string;
+    const [stored] = await db.query<Record<string, unknown>>(
+      `SELECT name, requires_email, password_hash IS NOT NULL AS has_password, allow_download, all_documents, expires_at,
+              (SELECT array_agg(document_id::text) FROM link_documents WHERE link_id = l.id) AS documents
+         FROM links l WHERE id = $1`,
+      [linkId],
+    );
+    expect(stored).toEqual({
+      name: 'Board',
+      requires_email: true,
+      has_password: true,
+      allow_download: false,
+      all_documents: false,
+      expires_at: new Date('2026-12-31T18:00:00.000Z'),
+      documents: [deck],
+    });
+    const page = await owner.person.get(link.headers.location as string);
+    expect(page.body).not.toContain('board-secret');
+    expect(page.body).toContain('/v/');
+  });
+
+  it('signs in with one message for a wrong email or password, throttles the 11th failure, and ends sessions on sign-out and password change', async () => {
+    const owner = await member('owner');
+    const stranger = browser('198.51.100.77');
+    const login = async (email: string, password: string) => {
+      const form = await stranger.get('/login');
+      const token = /name="_form" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+      return stranger.post('/login', { _form: token, email, password, next: '/app/rooms' });
+    };
+    const wrongPassword = await login(owner.email, 'not the password');
+    const wrongEmail = await login('nobody@team.example', 'not the password');
+    expect([wrongPassword.statusCode, wrongEmail.statusCode]).toEqual([401, 401]);
+    expect(wrongPassword.body).toContain('Incorrect email or password');
+    expect(wrongEmail.body).toContain('Incorrect email or password');
+    for (let i = 0; i < 8; i++) expect((await login(owner.email, `wrong ${i}`)).statusCode).toBe(401);
+    const throttled = await login(owner.email, PASSWORD);
+    expect(throttled.statusCode).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    clock.advance(16 * 60_000);
+    const signedIn = await login(owner.email, PASSWORD);
+    expect(signedIn.statusCode).toBe(303);
+    expect((await stranger.get('/app/rooms')).statusCode).toBe(200);
+
+    // The first browser changes the password: the other session ends, this one stays.
+    const csrf = await owner.person.csrf();
+    const changed = await owner.person.post('/app/account/password', {
+      _csrf: csrf,
+      current: PASSWORD,
+      password: 'an even longer password',
+      confirm: 'an even longer password',
+    });
+    expect(changed.statusCode).toBe(303);
+    expect((await stranger.get('/app/rooms')).statusCode).toBe(303);
+    expect((await owner.person.get('/app/rooms')).statusCode).toBe(200);
+    expect((await owner.person.post('/logout', { _csrf: csrf })).statusCode).toBe(303);
+    expect((await owner.person.get('/app/rooms')).headers.location).toBe('/login?next=%2Fapp%2Frooms');
+    // The invitation was single use.
+    expect((await browser().get(owner.invitation.path)).statusCode).toBe(404);
+  });
+
+  it('lets admins change but not manage users, and members only read and export', async () => {
+    const owner = await member('owner');
+    const adminUser = await member('admin', owner.team);
+    const reader = await member('member', owner.team);
+    const adminToken = await adminUser.person.csrf();
+    expect(
+      (await adminUser.person.post('/app/rooms', { _csrf: adminToken, name: 'Admin room' })).statusCode,
+    ).toBe(303);
+    expect((await adminUser.person.get('/app/settings/users')).statusCode).toBe(403);
+    expect(
+      (
+        await adminUser.person.post('/app/settings/users', {
+          _csrf: adminToken,
+          email: 'x@y.example',
+          role: 'owner',
+        })
+      ).statusCode,
+    ).toBe(403);
+    const readerToken = await reader.person.csrf();
+    const rooms = await reader.person.get('/app/rooms');
+    expect(rooms.statusCode).toBe(200);
+    expect(rooms.body).toContain('Admin room');
+    expect(rooms.body).not.toContain('Create room');
+    expect((await reader.person.get('/app/rooms.csv')).statusCode).toBe(200);
+    expect(
+      (await reader.person.post('/app/rooms', { _csrf: readerToken, name: 'Member room' })).statusCode,
+    ).toBe(403);
+    // A team keeps an owner: the only owner cannot be demoted.
+    const ownerToken = await owner.person.csrf();
+    const users = await db.query<{ id: string; email: string }>(
+      'SELECT id, email FROM users WHERE team_id = $1',
+      [owner.team],
+    );
+    const self = users.find((u) => u.email === owner.email)?.id as string;
+    const readerId = users.find((u) => u.email === reader.email)?.id as string;
+    expect(
+      (await owner.person.post(`/app/users/${readerId}/role`, { _csrf: ownerToken, role: 'admin' }))
+        .statusCode,
+    ).toBe(303);
+    expect((await owner.person.post(`/app/users/${self}/remove`, { _csrf: ownerToken })).statusCode).toBe(
+      409,
+    );
+    expect((await owner.person.post(`/app/users/${readerId}/remove`, { _csrf: ownerToken })).statusCode).toBe(
+      303,
+    );
+    expect((await reader.person.get('/app/rooms')).statusCode).toBe(303);
+  });
+
+  it('answers the pages every signed-in user reaches with the section 7 headers, and a clean page for odd input', async () => {
+    const owner = await member('owner');
+    for (const path of [
+      '/app/rooms',
+      '/app/settings/keys',
+      '/app/settings/webhooks',
+      '/app/settings/users',
+      '/app/settings/audit',
+      '/app/account',
+      '/login',
+    ]) {
+      const answer = await owner.person.get(path);
+      expect([200, 303], path).toContain(answer.statusCode);
+      expect(answer.headers['content-security-policy'], path).toMatch(
+        /script-src 'self'.*frame-ancestors 'none'/,
+      );
+      expect(answer.headers['x-robots-tag'], path).toContain('noindex');
+      expect(answer.headers['referrer-policy'], path).toBe('no-referrer');
+      expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(answer.headers['x-request-id'], path).toBeDefined();
+    }
+    for (const path of [
+      '/app/rooms/not-a-uuid',
+      '/app/rooms/%00',
+      '/app/documents/123',
+      '/app/rooms?page=-1&status=nope&q=%F0%9F%98%80',
+      '/invite/short',
+      '/login?next=//evil.example',
+    ]) {
+      const answer = await owner.person.get(path);
+      expect(answer.statusCode, path).toBeLessThan(500);
+      if (answer.statusCode === 303) expect(answer.headers.location, path).toMatch(/^\/(?!\/)/);
+      else expect(answer.headers['content-type'], path).toContain('text/html');
+    }
+    const csrf = await owner.person.csrf();
+    const bad = await owner.person.post('/app/rooms', { _csrf: csrf, name: 'x'.repeat(500) });
+    expect(bad.statusCode).toBe(400);
+  });
+});
