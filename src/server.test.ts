@@ -15,7 +15,10 @@ function startQuiet(config: Config, options: Partial<ServerOptions> = {}) {
 describe.each(storeKinds())('the whole service in process (%s store)', (kind) => {
   const freshEnv = freshStores(kind);
 
-  it('starts every listener and the worker from one config, serves the demo, and closes all of it', async () => {
+  // Seeding the demo (real PDFs, a year of views) takes a while on a loaded machine.
+  it('starts every listener and the worker from one config, serves the demo, and closes all of it', {
+    timeout: 90_000,
+  }, async () => {
     const env = await freshEnv();
     const config = loadConfig({ ...env, ADMIN_TOKEN, MANAGEMENT_PORT: '0', LOG_LEVEL: 'silent' });
     const server = await startQuiet(config, {

@@ -35,7 +35,7 @@ const HELP: [string[], string][] = [
   [['webhooks', 'replay'], 'dealroom webhooks replay'],
 ];
 
-describe('dealroom --help and --version', { timeout: 60_000 }, () => {
+describe('dealroom --help and --version', { timeout: 120_000 }, () => {
   it('answers --help and -h for every command and subcommand, exit 0, touching nothing', async () => {
     // A data folder that must stay unmade, and a configuration that would be refused.
     const dataDir = join(tempDir('help'), 'never-made');

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import type { ViewerRow } from '../viewers/repo.ts';
 
 /**
  * The dashboard's reads. Every one names the team: a room, document, link, viewer, key or
@@ -160,17 +161,8 @@ export async function teamLink(
   return row;
 }
 
-export interface ViewerListRow {
-  id: string;
-  email: string;
-  name: string;
-  first_viewed_at: Date;
-  last_viewed_at: Date;
-  total_views: number;
-  total_duration_seconds: number;
-  documents_viewed: number;
-  link_name: string;
-}
+/** A viewer as the read API lists it. */
+export type ViewerListRow = ViewerRow;
 
 /** The room's viewers as the read API orders them (latest view first), optionally by email. */
 export async function roomViewers(

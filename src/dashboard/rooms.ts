@@ -40,6 +40,14 @@ function periodOf(request: FastifyRequest): Period {
   return PERIODS.includes(value as Period) ? (value as Period) : '30d';
 }
 
+/** The rooms list's search and status, as the page and its CSV read them. */
+function roomFilter(request: FastifyRequest): { q: string; status: 'active' | 'archived' | 'all' } {
+  const query = request.query as Record<string, unknown>;
+  const q = typeof query.q === 'string' ? query.q.trim().slice(0, 200) : '';
+  const status = query.status === 'archived' || query.status === 'all' ? query.status : 'active';
+  return { q, status };
+}
+
 function checkName(name: string, what = 'name'): string {
   if (name.length === 0 || name.length > 200) {
     throw new DashboardError(400, 'Check what you entered', `Give a ${what} of 1 to 200 characters.`);
@@ -73,8 +81,7 @@ export const roomRoutes: Route = (app, deps) => {
     '/app/rooms',
     signedIn(deps, async (request, reply, user) => {
       const query = request.query as Record<string, unknown>;
-      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 200) : '';
-      const status = query.status === 'archived' || query.status === 'all' ? query.status : 'active';
+      const { q, status } = roomFilter(request);
       const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(String(query.page ?? '1'), 10) || 1));
       const since = addDays(startOfUtcDay(deps.clock.now()), -29);
       const { rows, total } = await teamRooms(deps.db, user.teamId, {
@@ -133,9 +140,7 @@ ${
   app.get(
     '/app/rooms.csv',
     signedIn(deps, async (request, reply, user) => {
-      const query = request.query as Record<string, unknown>;
-      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 200) : '';
-      const status = query.status === 'archived' || query.status === 'all' ? query.status : 'active';
+      const { q, status } = roomFilter(request);
       const since = addDays(startOfUtcDay(deps.clock.now()), -29);
       const rows = paged(
         500,

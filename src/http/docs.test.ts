@@ -1,15 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
+import { hasChromium, launchChromium } from '../testing/browser.ts';
 import { openTestStore } from '../testing/stores.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const required = process.env.REQUIRE_CHROMIUM === '1';
-
-describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless Chromium)', () => {
+describe.runIf(hasChromium)('API reference page (headless Chromium)', () => {
   let db: Database;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let base: string;
@@ -25,18 +21,7 @@ describe.runIf(existsSync(CHROMIUM) || required)('API reference page (headless C
   });
 
   it('renders the six operations from the package, asking no other host for anything', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const requested: string[] = [];
