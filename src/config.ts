@@ -27,6 +27,8 @@ export interface Config {
    * embedded store and the demo, no on PostgreSQL (run `dealroom migrate` as its own step).
    */
   migrateOnStart: boolean | undefined;
+  /** SMTP_URL (smtp:// or smtps://): invitations are also mailed from SMTP_FROM; unset: shown only. */
+  mail: { smtpUrl: string | undefined; from: string };
   webhooks: {
     /** http:// and private, loopback or link-local addresses allowed (development and tests only). */
     allowPrivateUrls: boolean;
@@ -138,6 +140,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     timeoutMs: positive('WEBHOOK_TIMEOUT_MS', 10_000),
   };
 
+  const smtpUrl = read('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+/.test(smtpUrl)) {
+    problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  const mail = { smtpUrl, from: read('SMTP_FROM') ?? 'Deal Room <no-reply@localhost>' };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     databaseUrl,
@@ -153,6 +161,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     management,
     web,
     webhooks,
+    mail,
     migrateOnStart,
   });
 }

@@ -14,6 +14,7 @@ import { trackWebhookQueue } from './delivery/metrics.ts';
 import { startWorker } from './delivery/start.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
 import type { HealthCheck } from './health/routes.ts';
+import { invitationMailer } from './mail/invitations.ts';
 import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
 import type { TypedFastify } from './routing/types.ts';
@@ -179,6 +180,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         listeners.push(management);
       }
       if (wantsWeb) {
+        const mailer = invitationMailer(config.mail);
+        if (mailer) closers.push(() => mailer.close());
         const web = await buildWebApp({
           db: writeDb ?? db,
           startView,
@@ -188,6 +191,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           metrics,
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           fileMaxBytes: config.web.fileMaxBytes,
+          mailer,
           onEvents: () => worker?.wake(),
         });
         activity.track(web);

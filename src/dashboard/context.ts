@@ -6,6 +6,7 @@ import { isUuid } from '../core/ids.ts';
 import { unstorableTextAt } from '../core/text.ts';
 import type { Database } from '../db/database.ts';
 import type { Signer } from '../link-page/session.ts';
+import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import type { Role } from '../users/roles.ts';
 import type { WriteContext } from '../write/transaction.ts';
@@ -19,6 +20,8 @@ export interface DashboardDeps {
   secureCookies: boolean;
   signer: () => Promise<Signer>;
   fileMaxBytes: number;
+  /** Mails invitations when SMTP_URL is set; otherwise the address is only shown. */
+  mailer?: InvitationMailer | undefined;
 }
 
 /** A form's fields: the first value of each, and every value of a repeated one. */
@@ -162,4 +165,43 @@ export const DONE: Record<string, string> = {
 export function doneOf(request: FastifyRequest): string | undefined {
   const done = (request.query as Record<string, unknown> | undefined)?.done;
   return typeof done === 'string' ? DONE[done] : undefined;
+}
+
+/**
+ * A change route about one subject of the team (`POST path/:id/...`): finds the subject (404
+ * page when it is not the team's), runs the domain function as the user with its audit entry,
+ * then sends the person on.
+ */
+export function subjectAction<S extends { id: string }, R>(
+  app: TypedFastify,
+  deps: DashboardDeps,
+  path: string,
+  o: {
+    find: (user: DashboardUser, id: string) => Promise<S>;
+    type: string;
+    action: string;
+    before?: (subject: S) => unknown;
+    after?: (result: R) => unknown;
+    run: (ctx: WriteContext, subject: S) => Promise<R>;
+    next: (subject: S) => string;
+  },
+): void {
+  app.post(
+    path,
+    changing(deps, async (request, reply, user) => {
+      const subject = await o.find(user, idParam(request));
+      await asUser(
+        deps,
+        user,
+        {
+          action: o.action,
+          subject: { type: o.type, id: subject.id },
+          before: o.before?.(subject),
+          ...(o.after ? { after: o.after } : {}),
+        },
+        (ctx) => o.run(ctx, subject),
+      );
+      return redirect(reply, o.next(subject));
+    }),
+  );
 }

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import { invitationMailer } from '../mail/invitations.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
+import { until } from '../testing/receiver.ts';
+import { startSmtpServer } from '../testing/smtp.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { inviteUser } from '../users/commands.ts';
@@ -15,13 +18,18 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
   let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let mailer: ReturnType<typeof invitationMailer>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   const startView = createViewStartWriter();
 
   beforeAll(async () => {
     db = await openTestStore(kind);
     admin = await managementClient(db, clock, createMetrics(), { startView });
+    smtp = await startSmtpServer();
+    mailer = invitationMailer({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' });
     web = await buildWebApp({
+      mailer,
       db,
       clock,
       appUrl: 'http://localhost:3000',
@@ -33,6 +41,8 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     await web.ready();
   });
   afterAll(async () => {
+    mailer?.close();
+    await smtp?.stop();
     await web?.close();
     await admin?.app.close();
     await db?.close();
@@ -328,6 +338,30 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect((await owner.person.get('/app/rooms')).headers.location).toBe('/login?next=%2Fapp%2Frooms');
     // The invitation was single use.
     expect((await browser().get(owner.invitation.path)).statusCode).toBe(404);
+  });
+
+  it('mails an invitation made in the dashboard through the SMTP server, with the address shown on the page', async () => {
+    const owner = await member('owner');
+    const csrf = await owner.person.csrf();
+    const invited = await owner.person.post('/app/settings/users', {
+      _csrf: csrf,
+      email: 'Nina@Team.example',
+      role: 'admin',
+    });
+    expect(invited.statusCode).toBe(201);
+    const address = /id="shown-once">([^<]+)</.exec(invited.body)?.[1] as string;
+    expect(address).toMatch(/^http:\/\/localhost:3000\/invite\/[A-Za-z0-9_-]{43}$/);
+    expect(invited.body).toContain('It was also mailed to nina@team.example.');
+    await until(() => smtp.received.some((m) => m.to.includes('nina@team.example')), 'the invitation mail');
+    const mail = smtp.received.find((m) => m.to.includes('nina@team.example'));
+    expect(mail?.from).toBe('rooms@dealroom.example');
+    expect(mail?.raw).toContain('Subject: You are invited to Dashboard team on Deal Room');
+    expect(mail?.raw.replace(/=\r\n/g, '')).toContain(address);
+    const audit = await db.query<{ action: string; after: { email: string; role: string } }>(
+      "SELECT action, after FROM audit_log WHERE team_id = $1 AND action = 'user.invited'",
+      [owner.team],
+    );
+    expect(audit.map((a) => [a.after.email, a.after.role])).toEqual([['nina@team.example', 'admin']]);
   });
 
   it('lets admins change but not manage users, and members only read and export', async () => {

@@ -24,6 +24,7 @@ import {
   type Route,
   redirect,
   signedIn,
+  subjectAction,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -369,27 +370,19 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     }),
   );
 
+  const findDocument = (user: DashboardUser, id: string) => documentOf(deps, user, id);
   for (const [action, published] of [
     ['publish', true],
     ['unpublish', false],
   ] as const) {
-    app.post(
-      `/app/documents/:id/${action}`,
-      changing(deps, async (request, reply, user) => {
-        const document = await documentOf(deps, user, idParam(request));
-        await asUser(
-          deps,
-          user,
-          {
-            action: `document.${action}ed`,
-            subject: { type: 'document', id: document.id },
-            before: { status: document.status },
-          },
-          (ctx) => setDocumentPublished(ctx, document.id, published),
-        );
-        return redirect(reply, `/app/rooms/${document.deal_room_id}/documents?done=document-saved`);
-      }),
-    );
+    subjectAction(app, deps, `/app/documents/:id/${action}`, {
+      find: findDocument,
+      type: 'document',
+      action: `document.${action}ed`,
+      before: (document) => ({ status: document.status }),
+      run: (ctx, document) => setDocumentPublished(ctx, document.id, published),
+      next: (document) => `/app/rooms/${document.deal_room_id}/documents?done=document-saved`,
+    });
   }
 
   app.post(
@@ -424,24 +417,15 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     }),
   );
 
-  app.post(
-    '/app/documents/:id/delete',
-    changing(deps, async (request, reply, user) => {
-      const document = await documentOf(deps, user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'document.deleted',
-          subject: { type: 'document', id: document.id },
-          before: { name: document.name, status: document.status, pageCount: document.page_count },
-          after: () => null,
-        },
-        (ctx) => deleteDocument(ctx, document.id),
-      );
-      return redirect(reply, `/app/rooms/${document.deal_room_id}/documents?done=document-deleted`);
-    }),
-  );
+  subjectAction(app, deps, '/app/documents/:id/delete', {
+    find: findDocument,
+    type: 'document',
+    action: 'document.deleted',
+    before: (document) => ({ name: document.name, status: document.status, pageCount: document.page_count }),
+    after: () => null,
+    run: (ctx, document) => deleteDocument(ctx, document.id),
+    next: (document) => `/app/rooms/${document.deal_room_id}/documents?done=document-deleted`,
+  });
 };
 
 /** What the audit log keeps of a document created with a file: the document and the file's facts. */

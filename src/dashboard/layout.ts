@@ -106,7 +106,8 @@ export function table(o: {
   csv?: string;
   numeric?: number[];
 }): Html {
-  return html`<div class="table-wrap">
+  // Focusable, so a table wider than the screen scrolls from the keyboard too.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${o.caption}">
   <table>
     <caption>${o.caption}${o.csv ? html` <a class="csv" href="${o.csv}">Download CSV</a>` : ''}</caption>
     <thead><tr>${o.head.map((h, i) => html`<th scope="col"${o.numeric?.includes(i) ? html` class="num"` : ''}>${h}</th>`)}</tr></thead>

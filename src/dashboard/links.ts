@@ -13,6 +13,7 @@ import {
   type Route,
   redirect,
   signedIn,
+  subjectAction,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -259,35 +260,22 @@ ${
     }),
   );
 
-  app.post(
-    '/app/links/:id/deactivate',
-    changing(deps, async (request, reply, user) => {
-      const link = await linkOf(user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'link.deactivated',
-          subject: { type: 'link', id: link.id },
-          before: { enabled: link.enabled },
-        },
-        (ctx) => deactivateLink(ctx, link.id),
-      );
-      return redirect(reply, `/app/links/${link.id}?done=link-deactivated`);
-    }),
-  );
+  subjectAction(app, deps, '/app/links/:id/deactivate', {
+    find: linkOf,
+    type: 'link',
+    action: 'link.deactivated',
+    before: (link) => ({ enabled: link.enabled }),
+    run: (ctx, link) => deactivateLink(ctx, link.id),
+    next: (link) => `/app/links/${link.id}?done=link-deactivated`,
+  });
 
-  app.post(
-    '/app/links/:id/delete',
-    changing(deps, async (request, reply, user) => {
-      const link = await linkOf(user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        { action: 'link.deleted', subject: { type: 'link', id: link.id }, before: link, after: () => null },
-        (ctx) => deleteLink(ctx, link.id),
-      );
-      return redirect(reply, `/app/rooms/${link.deal_room_id}/links?done=link-deleted`);
-    }),
-  );
+  subjectAction(app, deps, '/app/links/:id/delete', {
+    find: linkOf,
+    type: 'link',
+    action: 'link.deleted',
+    before: (link) => link,
+    after: () => null,
+    run: (ctx, link) => deleteLink(ctx, link.id),
+    next: (link) => `/app/rooms/${link.deal_room_id}/links?done=link-deleted`,
+  });
 };

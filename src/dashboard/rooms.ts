@@ -16,6 +16,7 @@ import {
   type Route,
   redirect,
   signedIn,
+  subjectAction,
 } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -334,27 +335,19 @@ ${
     }),
   );
 
+  const findRoom = (user: DashboardUser, id: string) => roomOf(deps, user, id);
   for (const [action, status, done] of [
     ['archive', 'archived', 'room-archived'],
     ['restore', 'active', 'room-restored'],
   ] as const) {
-    app.post(
-      `/app/rooms/:id/${action}`,
-      changing(deps, async (request, reply, user) => {
-        const room = await roomOf(deps, user, idParam(request));
-        await asUser(
-          deps,
-          user,
-          {
-            action: `deal_room.${status === 'archived' ? 'archived' : 'restored'}`,
-            subject: { type: 'deal_room', id: room.id },
-            before: { status: room.status },
-          },
-          (ctx) => setDealRoomStatus(ctx, room.id, status),
-        );
-        return redirect(reply, `/app/rooms/${room.id}?done=${done}`);
-      }),
-    );
+    subjectAction(app, deps, `/app/rooms/:id/${action}`, {
+      find: findRoom,
+      type: 'deal_room',
+      action: `deal_room.${status === 'archived' ? 'archived' : 'restored'}`,
+      before: (room) => ({ status: room.status }),
+      run: (ctx, room) => setDealRoomStatus(ctx, room.id, status),
+      next: (room) => `/app/rooms/${room.id}?done=${done}`,
+    });
   }
 
   app.get(
@@ -396,24 +389,20 @@ ${
     }),
   );
 
-  app.post(
-    '/app/rooms/:id/delete',
-    changing(deps, async (request, reply, user) => {
-      const room = await roomOf(deps, user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'deal_room.deleted',
-          subject: { type: 'deal_room', id: room.id },
-          before: { name: room.name, status: room.status, documents: room.documents, links: room.links },
-          after: () => null,
-        },
-        (ctx) => deleteDealRoom(ctx, room.id),
-      );
-      return redirect(reply, '/app/rooms?done=room-deleted');
+  subjectAction(app, deps, '/app/rooms/:id/delete', {
+    find: findRoom,
+    type: 'deal_room',
+    action: 'deal_room.deleted',
+    before: (room) => ({
+      name: room.name,
+      status: room.status,
+      documents: room.documents,
+      links: room.links,
     }),
-  );
+    after: () => null,
+    run: (ctx, room) => deleteDealRoom(ctx, room.id),
+    next: () => '/app/rooms?done=room-deleted',
+  });
 };
 
 function kpi(label: string, value: string, delta: Html | undefined): Html {

@@ -28,6 +28,7 @@ import {
   type Route,
   redirect,
   signedIn,
+  subjectAction,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -161,17 +162,16 @@ ${table({
     }),
   );
 
-  app.post(
-    '/app/keys/:id/revoke',
-    changing(deps, async (request, reply, user) => {
-      const id = idParam(request);
+  subjectAction(app, deps, '/app/keys/:id/revoke', {
+    find: async (user, id) => {
       if (!(await teamKey(deps.db, user.teamId, id))) throw notFound();
-      await asUser(deps, user, { action: 'api_key.revoked', subject: { type: 'api_key', id } }, (ctx) =>
-        revokeApiKey(ctx, id),
-      );
-      return redirect(reply, '/app/settings/keys?done=key-revoked');
-    }),
-  );
+      return { id };
+    },
+    type: 'api_key',
+    action: 'api_key.revoked',
+    run: (ctx, key) => revokeApiKey(ctx, key.id),
+    next: () => '/app/settings/keys?done=key-revoked',
+  });
 
   // Webhook endpoints: the secret only on the page that answers "Add endpoint" or a rotation.
   const webhooksPage = async (user: DashboardUser, top: Html | '' = '') => {
@@ -315,23 +315,14 @@ ${table({
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post(
-      `/app/webhooks/:id/${action}`,
-      changing(deps, async (request, reply, user) => {
-        const endpoint = await endpointOf(user, idParam(request));
-        await asUser(
-          deps,
-          user,
-          {
-            action: 'webhook_endpoint.updated',
-            subject: { type: 'webhook_endpoint', id: endpoint.id },
-            before: endpoint,
-          },
-          (ctx) => updateEndpoint(ctx, endpoint.id, { enabled }),
-        );
-        return redirect(reply, `/app/webhooks/${endpoint.id}?done=endpoint-saved`);
-      }),
-    );
+    subjectAction(app, deps, `/app/webhooks/:id/${action}`, {
+      find: endpointOf,
+      type: 'webhook_endpoint',
+      action: 'webhook_endpoint.updated',
+      before: (endpoint) => endpoint,
+      run: (ctx, endpoint) => updateEndpoint(ctx, endpoint.id, { enabled }),
+      next: (endpoint) => `/app/webhooks/${endpoint.id}?done=endpoint-saved`,
+    });
   }
 
   app.post(
@@ -363,58 +354,36 @@ ${table({
     }),
   );
 
-  app.post(
-    '/app/webhooks/:id/replay',
-    changing(deps, async (request, reply, user) => {
-      const endpoint = await endpointOf(user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'webhook_endpoint.replayed',
-          subject: { type: 'webhook_endpoint', id: endpoint.id },
-          after: (n: number) => ({ replayed: n }),
-        },
-        (ctx) => replayEndpointDeadLetters(ctx, endpoint.id),
-      );
-      return redirect(reply, `/app/webhooks/${endpoint.id}?done=replayed`);
-    }),
-  );
+  subjectAction(app, deps, '/app/webhooks/:id/replay', {
+    find: endpointOf,
+    type: 'webhook_endpoint',
+    action: 'webhook_endpoint.replayed',
+    after: (replayed: number) => ({ replayed }),
+    run: (ctx, endpoint) => replayEndpointDeadLetters(ctx, endpoint.id),
+    next: (endpoint) => `/app/webhooks/${endpoint.id}?done=replayed`,
+  });
 
-  app.post(
-    '/app/webhooks/:id/delete',
-    changing(deps, async (request, reply, user) => {
-      const endpoint = await endpointOf(user, idParam(request));
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'webhook_endpoint.deleted',
-          subject: { type: 'webhook_endpoint', id: endpoint.id },
-          before: endpoint,
-          after: () => null,
-        },
-        (ctx) => deleteEndpoint(ctx, endpoint.id),
-      );
-      return redirect(reply, '/app/settings/webhooks?done=endpoint-removed');
-    }),
-  );
+  subjectAction(app, deps, '/app/webhooks/:id/delete', {
+    find: endpointOf,
+    type: 'webhook_endpoint',
+    action: 'webhook_endpoint.deleted',
+    before: (endpoint) => endpoint,
+    after: () => null,
+    run: (ctx, endpoint) => deleteEndpoint(ctx, endpoint.id),
+    next: () => '/app/settings/webhooks?done=endpoint-removed',
+  });
 
-  app.post(
-    '/app/dead-letters/:id/replay',
-    changing(deps, async (request, reply, user) => {
-      const id = idParam(request);
+  subjectAction(app, deps, '/app/dead-letters/:id/replay', {
+    find: async (user, id) => {
       const endpointId = await teamDeadLetter(deps.db, user.teamId, id);
       if (!endpointId) throw notFound();
-      await asUser(
-        deps,
-        user,
-        { action: 'dead_letter.replayed', subject: { type: 'dead_letter', id } },
-        (ctx) => replayDeadLetter(ctx, id),
-      );
-      return redirect(reply, `/app/webhooks/${endpointId}?done=replayed`);
-    }),
-  );
+      return { id, endpointId };
+    },
+    type: 'dead_letter',
+    action: 'dead_letter.replayed',
+    run: (ctx, deadLetter) => replayDeadLetter(ctx, deadLetter.id),
+    next: (deadLetter) => `/app/webhooks/${deadLetter.endpointId}?done=replayed`,
+  });
 
   // Users and invitations: owners only.
   const usersPage = async (user: DashboardUser, top: Html | '' = '') => {
@@ -489,6 +458,21 @@ ${table({
           throw asPage(err);
         });
         const address = `${deps.write.appUrl}${invitation.path}`;
+        let mailed = '';
+        if (deps.mailer) {
+          try {
+            await deps.mailer.send({
+              to: invitation.email,
+              address,
+              teamName: user.teamName,
+              invitedBy: user.email,
+            });
+            mailed = ` It was also mailed to ${invitation.email}.`;
+          } catch (err) {
+            request.log.warn({ err: (err as Error).message }, 'an invitation could not be mailed');
+            mailed = ' It could not be mailed: send it yourself.';
+          }
+        }
         return htmlPage(
           reply,
           await usersPage(
@@ -496,7 +480,7 @@ ${table({
             shownOnce(
               `Invitation for ${invitation.email}`,
               address,
-              'Send this address to the person: it works once, for 7 days.',
+              `Send this address to the person: it works once, for 7 days.${mailed}`,
             ),
           ),
           201,

@@ -20,6 +20,7 @@ import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
 import { linkPageRoutes, PageError } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
+import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import type { StartView } from '../tracking/view-starts.ts';
 
@@ -34,6 +35,8 @@ export interface WebDeps {
   allowPrivateUrls?: boolean | undefined;
   /** FILE_MAX_BYTES, for uploads in the dashboard. */
   fileMaxBytes?: number | undefined;
+  /** Mails the dashboard's invitations (SMTP_URL). */
+  mailer?: InvitationMailer | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
 }
@@ -154,6 +157,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     secureCookies: secure,
     signer: signerOnce,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
+    mailer: deps.mailer,
   });
 
   app.get('/assets/*', async (request, reply) => {

@@ -1,0 +1,26 @@
+// A real SMTP server process for the tests (the smtp-server package): it accepts any sender
+// and recipient without authentication on loopback, and prints each message it receives as
+// one JSON line on stdout. Its first line is its port.
+import { SMTPServer } from 'smtp-server';
+
+const server = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  onData(stream, session, callback) {
+    const chunks = [];
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => {
+      const message = {
+        from: session.envelope.mailFrom?.address,
+        to: session.envelope.rcptTo.map((r) => r.address),
+        raw: Buffer.concat(chunks).toString('utf8'),
+      };
+      process.stdout.write(`${JSON.stringify(message)}\n`);
+      callback();
+    });
+  },
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: server.server.address().port })}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
