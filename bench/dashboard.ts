@@ -72,7 +72,7 @@ export async function benchDashboard(options: {
     ['documents', `/app/rooms/${busyRoomId}/documents`],
     ['links', `/app/rooms/${busyRoomId}/links`],
     ['viewers', `/app/rooms/${busyRoomId}/viewers`],
-    ['viewers, searched', `/app/rooms/${busyRoomId}/viewers?q=viewer-1`],
+    ['viewers, searched', `/app/rooms/${busyRoomId}/viewers?q=viewer1`],
     ['one viewer', `/app/viewers/${viewerId}`],
     ['one document (page figures, all time)', `/app/documents/${documentId}?period=all`],
     ['one link', `/app/links/${linkId}`],

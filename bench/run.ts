@@ -328,10 +328,8 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
     row(
       store,
       `page reports from ${reports.readers} readers: ${pg ? '>= 2,000/s, ' : ''}every second counted once`,
-      `${Math.round(reports.perSecond).toLocaleString('en-US')}/s, p99 ${reports.p99} ms, ${reports.failed} failed; ${reports.secondsCounted.toLocaleString('en-US')} of ${reports.secondsSent.toLocaleString('en-US')} seconds counted`,
-      (!pg || reports.perSecond >= 2000) &&
-        reports.failed === 0 &&
-        reports.secondsCounted === reports.secondsSent,
+      `${Math.round(reports.perSecond).toLocaleString('en-US')}/s counted, p99 ${reports.p99} ms, ${reports.failed} refused (sent again); ${reports.secondsCounted.toLocaleString('en-US')} of ${reports.secondsSent.toLocaleString('en-US')} seconds counted`,
+      (!pg || reports.perSecond >= 2000) && reports.secondsCounted === reports.secondsSent,
     );
     const slowestPage = [...r.dashboard].sort((a, b) => b.p50 - a.p50)[0];
     if (slowestPage) {
@@ -461,7 +459,7 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
       `| document viewer \`GET /v/{shortId}/d/{id}\` (starts a view) | ${lp.viewerPage.bytes} | ${lp.viewerPage.rps.toFixed(0)} | ${(lp.viewerPage.rps / lp.viewerPage.bare.rps).toFixed(2)} | ${lp.viewerPage.p50} | ${lp.viewerPage.p99} | ${lp.viewerPage.non2xx + lp.viewerPage.errors} |`,
       `| reading reports | | ${lp.reports.perSecond.toFixed(0)} | | | ${lp.reports.p99} | ${lp.reports.failed} |`,
       '',
-      `Seconds of reading sent: ${lp.reports.secondsSent.toLocaleString('en-US')}; counted in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
+      `Reports answered 204 per second: ${lp.reports.perSecond.toFixed(0)} of ${lp.reports.sent.toLocaleString('en-US')} sent; not counted, by answer: ${JSON.stringify(lp.reports.refusals)} (their seconds went again with the next report). Seconds of reading counted by the service's answers: ${lp.reports.secondsSent.toLocaleString('en-US')}; in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
     );
     lines.push(
       '',

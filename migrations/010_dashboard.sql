@@ -60,3 +60,11 @@ CREATE TABLE audit_log (
   after jsonb
 );
 CREATE INDEX audit_log_team_idx ON audit_log (team_id, at DESC, id DESC);
+
+-- One viewer's timeline reads their visits and downloads by viewer (views have their index).
+CREATE INDEX visits_viewer_at_idx ON visits (viewer_id, at);
+CREATE INDEX downloads_viewer_at_idx ON downloads (viewer_id, at);
+
+-- The viewers table searched by the start of an email, within a room.
+CREATE INDEX viewers_room_email_idx ON viewers (deal_room_id, lower(email) text_pattern_ops)
+  WHERE total_views > 0;

@@ -114,6 +114,10 @@ function track(container, pages) {
     if (done) return;
     const sent = pending;
     pending = {};
+    // Not counted (no answer, or the service was busy): sent again with the next report.
+    const keep = () => {
+      for (const [page, seconds] of Object.entries(sent)) pending[page] = (pending[page] ?? 0) + seconds;
+    };
     try {
       const answer = await fetch(url, {
         method: 'POST',
@@ -122,9 +126,9 @@ function track(container, pages) {
         keepalive: true,
       });
       if (answer.status === 409 || answer.status === 404) done = true;
+      else if (!answer.ok) keep();
     } catch {
-      // Not sent: counted again with the next report.
-      for (const [page, seconds] of Object.entries(sent)) pending[page] = (pending[page] ?? 0) + seconds;
+      keep();
     }
   };
   setInterval(send, REPORT_EVERY_MS);

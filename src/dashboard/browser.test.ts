@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
@@ -25,6 +26,11 @@ const ADMIN_TOKEN = 'dashboard-test-admin-token';
 const OWNER_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'northwind-2026';
 const kind = storeKinds().at(-1) ?? 'embedded';
+
+/** Whether a delivery's signature is the secret's (the Standard Webhooks reference library). */
+function verifyWebhook(body: string, headers: Record<string, string>, secret: string): unknown {
+  return new Webhook(secret).verify(body, headers);
+}
 
 describe.runIf(hasChromium)(
   `the dashboard in headless Chromium (${kind} store)`,
@@ -216,7 +222,8 @@ describe.runIf(hasChromium)(
       await page.goto(`${web}/app/settings/webhooks`);
       await page.getByLabel('URL').fill(receiver.url('/dashboard'));
       await page.getByRole('button', { name: 'Add endpoint' }).click();
-      await expect(page.locator('#shown-once').textContent()).resolves.toMatch(/^whsec_/);
+      const secret = (await page.locator('#shown-once').textContent()) as string;
+      expect(secret).toMatch(/^whsec_/);
       await check(page, 'webhooks');
       await page.goto(`${web}/app/rooms/${roomId}`);
       await page.getByLabel('Name').fill('Project Atlas <Series B> (final)');
@@ -230,6 +237,11 @@ describe.runIf(hasChromium)(
         return (await page.getByRole('cell', { name: 'deal_room.updated' }).count()) > 0;
       }, 'the attempt on the endpoint page');
       await check(page, 'endpoint');
+      // The test event: signed with the endpoint's secret, sent at once, its answer on the page.
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByText(/Test event delivered: 200 in \d+ ms\./).waitFor();
+      const test = receiver.to('/dashboard').find((r) => JSON.parse(r.body).type === 'webhook.test');
+      expect(verifyWebhook(test?.body ?? '', test?.headers as Record<string, string>, secret)).toBeTruthy();
 
       // The audit log holds each change, with who made it.
       await page.goto(`${web}/app/settings/audit`);

@@ -5,6 +5,7 @@ import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { unstorableTextAt } from '../core/text.ts';
 import type { Database } from '../db/database.ts';
+import type { WebhookSender } from '../delivery/sender.ts';
 import type { Signer } from '../link-page/session.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
@@ -22,6 +23,8 @@ export interface DashboardDeps {
   fileMaxBytes: number;
   /** Mails invitations when SMTP_URL is set; otherwise the address is only shown. */
   mailer?: InvitationMailer | undefined;
+  /** Sends the test event of an endpoint's page (the worker's sender, its address rules). */
+  sender: () => WebhookSender;
 }
 
 /** A form's fields: the first value of each, and every value of a repeated one. */

@@ -340,6 +340,60 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect((await browser().get(owner.invitation.path)).statusCode).toBe(404);
   });
 
+  it('finds viewers by the start of their email, whatever its case, and shows one viewer’s timeline newest first', async () => {
+    const owner = await member('owner');
+    const room = (await admin.post(`/teams/${owner.team}/deal-rooms`, { name: 'Search room' })).body.data
+      .id as string;
+    const document = (
+      await admin.post(`/deal-rooms/${room}/documents`, { name: 'Deck', status: 'published' })
+    ).body.data.id as string;
+    const link = (await admin.post(`/deal-rooms/${room}/links`, { name: 'Investors' })).body.data
+      .id as string;
+    for (const email of ['ada@harbor.example', 'bob@Harbor.example', 'adam_x@other.example']) {
+      clock.advance(60_000);
+      await admin.post(`/links/${link}/visits`, { viewer: { email } });
+      clock.advance(1000);
+      await admin.post(`/links/${link}/views`, { documentId: document, viewer: { email } });
+    }
+    const names = async (q: string) => {
+      const page = await owner.person.get(`/app/rooms/${room}/viewers?q=${encodeURIComponent(q)}`);
+      expect(page.statusCode).toBe(200);
+      return [...page.body.matchAll(/<a href="\/app\/viewers\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map(
+        (m) => m[1],
+      );
+    };
+    expect(await names('')).toEqual(['adam_x@other.example', 'bob@harbor.example', 'ada@harbor.example']);
+    expect(await names('ada')).toEqual(['adam_x@other.example', 'ada@harbor.example']);
+    expect(await names('BOB@')).toEqual(['bob@harbor.example']);
+    expect(await names('ada_')).toEqual([]);
+    expect(await names('%')).toEqual([]);
+    // The overview's live feed: the last hour's visits and views, newest first.
+    const live = await owner.person.get(`/app/rooms/${room}/activity`);
+    const feed = (JSON.parse(live.body) as { data: { kind: string; who: string; what: string }[] }).data;
+    expect(feed.slice(0, 2)).toEqual([
+      { kind: 'view', at: expect.any(String), who: 'adam_x@other.example', what: 'Deck' },
+      { kind: 'visit', at: expect.any(String), who: 'adam_x@other.example', what: 'Investors' },
+    ]);
+    expect(feed).toHaveLength(6);
+    clock.advance(3_601_000);
+    expect(JSON.parse((await owner.person.get(`/app/rooms/${room}/activity`)).body)).toEqual({ data: [] });
+    const viewer = (
+      await db.query<{ id: string }>(
+        "SELECT id FROM viewers WHERE deal_room_id = $1 AND email = 'ada@harbor.example'",
+        [room],
+      )
+    )[0]?.id;
+    const timeline = await owner.person.get(`/app/viewers/${viewer}`);
+    expect(timeline.body.indexOf('Viewing')).toBeLessThan(timeline.body.indexOf('Opened the link'));
+    const csv = await owner.person.get(`/app/viewers/${viewer}/timeline.csv`);
+    expect(
+      csv.body
+        .split('\r\n')
+        .slice(1, 3)
+        .map((line) => line.split(',')[1]),
+    ).toEqual(['view', 'visit']);
+  });
+
   it('mails an invitation made in the dashboard through the SMTP server, with the address shown on the page', async () => {
     const owner = await member('owner');
     const csrf = await owner.person.csrf();

@@ -164,7 +164,7 @@ export async function teamLink(
 /** A viewer as the read API lists it. */
 export type ViewerListRow = ViewerRow;
 
-/** The room's viewers as the read API orders them (latest view first), optionally by email. */
+/** The room's viewers as the read API orders them (latest view first), optionally those whose email starts so. */
 export async function roomViewers(
   db: Queryable,
   roomId: string,
@@ -174,7 +174,7 @@ export async function roomViewers(
     `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
             v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name
        FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
-      WHERE v.deal_room_id = $1 AND v.total_views > 0 AND ($2 = '' OR v.email ILIKE '%' || $2 || '%')
+      WHERE v.deal_room_id = $1 AND v.total_views > 0 AND ($2 = '' OR lower(v.email) LIKE lower($2) || '%')
       ORDER BY v.last_viewed_at DESC, v.id LIMIT $3 OFFSET $4`,
     [roomId, filter.q.replace(/[\\%_]/g, (c) => `\\${c}`), filter.limit, filter.offset],
   );
@@ -234,7 +234,12 @@ export interface ActivityRow {
   what: string;
 }
 
-/** What happened in a room since `since` (the live feed of its overview), newest first. */
+/**
+ * What happened in a room since `since` (the live feed of its overview), newest first: the
+ * visits, views and downloads of the viewers who opened a document since then. It starts
+ * from the viewers' own index (latest view first) and reads their events by viewer, so it
+ * costs the same in a room of a million views as in an empty one.
+ */
 export async function recentActivity(
   db: Queryable,
   roomId: string,
@@ -242,19 +247,19 @@ export async function recentActivity(
   limit: number,
 ): Promise<ActivityRow[]> {
   return db.query<ActivityRow>(
-    `SELECT * FROM (
-       (SELECT 'view' AS kind, v.started_at AS at, coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who,
-               coalesce(d.display_name, d.name) AS what
-          FROM views v JOIN viewers w ON w.id = v.viewer_id JOIN documents d ON d.id = v.document_id
-         WHERE v.deal_room_id = $1 AND v.started_at >= $2 ORDER BY v.started_at DESC LIMIT $3)
+    `WITH recent AS (
+       SELECT id, coalesce(nullif(email, ''), 'Anonymous viewer') AS who FROM viewers
+        WHERE deal_room_id = $1 AND total_views > 0 AND last_viewed_at >= $2
+        ORDER BY last_viewed_at DESC LIMIT $3)
+     SELECT * FROM (
+       SELECT 'view' AS kind, v.started_at AS at, r.who, coalesce(d.display_name, d.name) AS what
+         FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 JOIN documents d ON d.id = v.document_id
        UNION ALL
-       (SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), l.name
-          FROM visits vi JOIN viewers w ON w.id = vi.viewer_id JOIN links l ON l.id = vi.link_id
-         WHERE vi.deal_room_id = $1 AND vi.at >= $2 ORDER BY vi.at DESC LIMIT $3)
+       SELECT 'visit', vi.at, r.who, l.name
+         FROM recent r JOIN visits vi ON vi.viewer_id = r.id AND vi.at >= $2 JOIN links l ON l.id = vi.link_id
        UNION ALL
-       (SELECT 'download', dl.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), coalesce(d.display_name, d.name)
-          FROM downloads dl JOIN viewers w ON w.id = dl.viewer_id JOIN documents d ON d.id = dl.document_id
-         WHERE dl.deal_room_id = $1 AND dl.at >= $2 ORDER BY dl.at DESC LIMIT $3)
+       SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name)
+         FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 JOIN documents d ON d.id = dl.document_id
      ) t ORDER BY at DESC LIMIT $3`,
     [roomId, since, limit],
   );

@@ -1,5 +1,6 @@
 import { auditPage } from '../audit/repo.ts';
 import { type Html, html } from '../core/html.ts';
+import { newId } from '../core/ids.ts';
 import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
 import { createApiKey, listApiKeys, MAX_ACTIVE_KEYS_PER_TEAM, revokeApiKey } from '../keys/commands.ts';
 import { changePassword, changeRole, checkNewPassword, inviteUser, removeUser } from '../users/commands.ts';
@@ -14,7 +15,13 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from '../webhooks/commands.ts';
-import { getEndpoint, listAttempts, listDeadLetters, listEndpoints } from '../webhooks/repo.ts';
+import {
+  currentSecret,
+  getEndpoint,
+  listAttempts,
+  listDeadLetters,
+  listEndpoints,
+} from '../webhooks/repo.ts';
 import { actorOf, checkChange, type DashboardUser, ownersOnly } from './auth.ts';
 import {
   asPage,
@@ -277,6 +284,7 @@ ${top}
 ${
   mayChange(user)
     ? html`<div class="actions">${actionButton(user, `/app/webhooks/${endpoint.id}/${endpoint.enabled ? 'disable' : 'enable'}`, endpoint.enabled ? 'Disable' : 'Enable')}
+${actionButton(user, `/app/webhooks/${endpoint.id}/test`, 'Send test event')}
 ${actionButton(user, `/app/webhooks/${endpoint.id}/rotate`, 'Rotate secret')}
 ${dead.length > 0 ? actionButton(user, `/app/webhooks/${endpoint.id}/replay`, 'Replay all') : ''}
 ${actionButton(user, `/app/webhooks/${endpoint.id}/delete`, 'Remove endpoint', { danger: true })}</div>`
@@ -324,6 +332,33 @@ ${table({
       next: (endpoint) => `/app/webhooks/${endpoint.id}?done=endpoint-saved`,
     });
   }
+
+  // A test event: signed like a delivery and sent at once, its answer shown on the page. It is
+  // not an event of the catalogue (type webhook.test): nothing is recorded or retried.
+  app.post(
+    '/app/webhooks/:id/test',
+    changing(deps, async (request, reply, user) => {
+      const endpoint = await endpointOf(user, idParam(request));
+      const secret = await currentSecret(deps.db, endpoint.id);
+      const now = deps.clock.now();
+      const id = newId(now.getTime());
+      const body = JSON.stringify({
+        id,
+        type: 'webhook.test',
+        createdAt: now.toISOString(),
+        teamId: user.teamId,
+        data: { endpointId: endpoint.id, sentBy: user.email },
+      });
+      const result = await deps.sender().send(endpoint.url, secret ? [secret] : [], id, body, now);
+      const outcome =
+        result.status !== null && result.status >= 200 && result.status < 300
+          ? notice(`Test event delivered: ${result.status} in ${result.durationMs} ms.`)
+          : problem(
+              `Test event not delivered: ${result.status === null ? (result.error ?? 'no answer') : `the endpoint answered ${result.status}`}.`,
+            );
+      return htmlPage(reply, await endpointPage(user, endpoint.id, outcome));
+    }),
+  );
 
   app.post(
     '/app/webhooks/:id/rotate',

@@ -36,7 +36,8 @@ export const viewerRoutes: Route = (app, deps) => {
 ${roomTabs(room, 'viewers')}
 ${notice(doneOf(request))}
 <form method="get" action="/app/rooms/${room.id}/viewers" class="filters" role="search">
-  <div class="field grow"><label for="q">Search by email</label><input id="q" name="q" type="search" value="${q}"></div>
+  <div class="field grow"><label for="q">Search by email</label><input id="q" name="q" type="search" value="${q}" aria-describedby="q-hint">
+    <p class="hint" id="q-hint">The start of an address: a name, or a whole address.</p></div>
   <button type="submit" class="secondary">Search</button>
 </form>
 ${table({

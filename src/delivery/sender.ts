@@ -6,6 +6,9 @@ import { isForbiddenAddress } from '../webhooks/addresses.ts';
 import { parseRetryAfter } from './schedule.ts';
 import { webhookHeaders } from './signature.ts';
 
+/** Who is calling, in every delivery's User-Agent. */
+export const WEBHOOK_USER_AGENT = 'DealRoomAnalytics-Webhooks/1.0';
+
 /** A delivery succeeds on a 2xx within this time (contract.md section 4). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

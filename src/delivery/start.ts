@@ -2,10 +2,8 @@ import type { Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import { WEBHOOK_USER_AGENT } from './sender.ts';
 import { DeliveryWorker, type WorkerLogger } from './worker.ts';
-
-/** Who is calling, in every delivery's User-Agent. */
-export const WEBHOOK_USER_AGENT = 'DealRoomAnalytics-Webhooks/1.0';
 
 /** The webhook worker on a store, as configured; started. */
 export function startWorker(

@@ -13,6 +13,7 @@ import { DashboardError } from '../dashboard/errors.ts';
 import { publicPage } from '../dashboard/layout.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { Database } from '../db/database.ts';
+import { WEBHOOK_USER_AGENT, WebhookSender } from '../delivery/sender.ts';
 import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
@@ -124,6 +125,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
   });
 
   let signer: Promise<Signer> | undefined;
+  let sender: WebhookSender | undefined;
   const write = {
     db: deps.db,
     clock: deps.clock,
@@ -158,6 +160,13 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     signer: signerOnce,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
     mailer: deps.mailer,
+    sender: () => {
+      sender ??= new WebhookSender({
+        userAgent: WEBHOOK_USER_AGENT,
+        allowPrivate: deps.allowPrivateUrls ?? false,
+      });
+      return sender;
+    },
   });
 
   app.get('/assets/*', async (request, reply) => {

@@ -308,3 +308,11 @@ export async function retirePreviousSecretsRow(
   );
   return row;
 }
+
+/** The secret an endpoint's deliveries are signed with now (a test event from the dashboard). */
+export async function currentSecret(db: Queryable, id: string): Promise<string | undefined> {
+  const [row] = await db.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [
+    id,
+  ]);
+  return row?.secret;
+}
