@@ -15,7 +15,7 @@ if (window.Chart) {
             data: spec.values,
             backgroundColor: '#1d4ed8',
             borderColor: '#1d4ed8',
-            tension: 0.2,
+            tension: 0,
           },
         ],
       },

@@ -175,7 +175,10 @@ describe('embedded store privacy and integrity', () => {
     expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
   });
 
-  it('keeps its control socket in the folder, 0600, answering only callers with the secret', async () => {
+  // Five real processes, each booting the embedded store from disk: seconds each on a loaded machine.
+  it('keeps its control socket in the folder, 0600, answering only callers with the secret', {
+    timeout: 120_000,
+  }, async () => {
     const dataDir = join(root, 'served');
     const team = join(root, 'team.ndjson');
     writeFileSync(team, '{"type":"team","id":"00000000-0000-4000-8000-000000000001","name":"x"}\n');

@@ -9,8 +9,12 @@ import { tempDir } from './temp.ts';
 
 export type StoreKind = 'embedded' | 'postgres';
 
-/** The stores every shared suite runs on: the embedded one always, PostgreSQL when reachable. */
+/**
+ * The stores every shared suite runs on: the embedded one always, PostgreSQL when reachable.
+ * TEST_STORES=postgres keeps to PostgreSQL (CI's extra passes on other Node versions).
+ */
 export function storeKinds(): StoreKind[] {
+  if (process.env.TEST_STORES === 'postgres' && inject('postgresUrl')) return ['postgres'];
   return inject('postgresUrl') ? ['embedded', 'postgres'] : ['embedded'];
 }
 
@@ -32,7 +36,9 @@ export async function openTestStore(
   migrations = loadMigrations(),
 ): Promise<Database> {
   if (kind === 'embedded') {
-    const db = await openEmbedded(undefined);
+    // Tests share two cores with a browser and several servers: a statement may wait its turn
+    // far longer than in service, and a timeout would restart an in-memory store empty.
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
     await migrate(db, migrations);
     return db;
   }
