@@ -13,7 +13,8 @@ const PNG = Buffer.from(
   'hex',
 );
 
-describe.each(storeKinds())('document files (%s store)', (kind) => {
+// Megabytes through the embedded store's thread take many seconds when the machine is busy.
+describe.each(storeKinds())('document files (%s store)', { timeout: 120_000 }, (kind) => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
