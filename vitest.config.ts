@@ -4,9 +4,10 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'packages/**/*.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
-    // PGlite boots in a second or two; a PostgreSQL started by a test in a few more.
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with two
+    // forks, their servers and browsers on two cores, a step can take three times as long.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },
