@@ -125,7 +125,8 @@ function track(container, pages) {
         body: JSON.stringify({ token, pages: sent, final: false }),
         keepalive: true,
       });
-      if (answer.status === 409 || answer.status === 404) done = true;
+      // The view is completed, or no longer this page's to report (its link closed): stop.
+      if (answer.status === 409 || answer.status === 404 || answer.status === 410) done = true;
       else if (!answer.ok) keep();
     } catch {
       keep();

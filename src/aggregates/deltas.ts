@@ -164,32 +164,62 @@ async function applyRoomViews(
   );
 }
 
-/** A started view's duration grows by `addedSeconds` (it was completed). */
-export async function applyViewDuration(
-  tx: Queryable,
-  view: { dealRoomId: string; documentId: string; viewerId: string; startedAt: Date },
-  addedSeconds: number,
-): Promise<void> {
-  if (addedSeconds === 0) return;
-  // The viewer first, in a statement of its own: in one statement the room's row would be
-  // locked before it (see the lock order above), against the order of a batch of view
+/** Seconds added to one started view's duration (it was completed, or its page reported reading). */
+export interface ViewDuration {
+  dealRoomId: string;
+  documentId: string;
+  viewerId: string;
+  startedAt: Date;
+  addedSeconds: number;
+}
+
+/**
+ * Started views' durations grow: each viewer's, then the room's, per day and per document.
+ * A batch of reports is one call; each row is added in key order.
+ */
+export async function applyViewDurations(tx: Queryable, durations: readonly ViewDuration[]): Promise<void> {
+  const changed = durations.filter((d) => d.addedSeconds !== 0);
+  if (changed.length === 0) return;
+  const params = [
+    changed.map((d) => d.dealRoomId),
+    changed.map((d) => d.documentId),
+    changed.map((d) => d.viewerId),
+    changed.map((d) => d.startedAt),
+    changed.map((d) => d.addedSeconds),
+  ];
+  const from = `unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::int[])
+                  AS d(room, document, viewer, started_at, added)`;
+  // The viewers first, in a statement of their own: in one statement the room's row would be
+  // locked before them (see the lock order above), against the order of a batch of view
   // starts, which holds its viewers when it reaches the room.
-  await tx.query('UPDATE viewers SET total_duration_seconds = total_duration_seconds + $2 WHERE id = $1', [
-    view.viewerId,
-    addedSeconds,
-  ]);
-  const params = [view.dealRoomId, view.documentId, view.startedAt, addedSeconds];
+  await tx.query(
+    `UPDATE viewers w SET total_duration_seconds = w.total_duration_seconds + a.added
+       FROM (SELECT viewer, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
+      WHERE w.id = a.viewer`,
+    params,
+  );
   await tx.query(
     `WITH per_document_day AS (
-       UPDATE room_daily_views SET duration_seconds = duration_seconds + $4
-        WHERE deal_room_id = $1 AND day = ${day('$3::timestamptz')} AND document_id = $2 RETURNING 1
+       UPDATE room_daily_views x SET duration_seconds = x.duration_seconds + a.added
+         FROM (SELECT room, ${day('started_at')} AS day, document, sum(added)::int AS added
+                 FROM ${from} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3) a
+        WHERE x.deal_room_id = a.room AND x.day = a.day AND x.document_id = a.document
+       RETURNING 1
      ), per_document AS (
-       UPDATE documents SET duration_sum = duration_sum + $4 WHERE id = $2 RETURNING 1
+       UPDATE documents x SET duration_sum = x.duration_sum + a.added
+         FROM (SELECT document, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
+        WHERE x.id = a.document
+       RETURNING 1
      ), per_day AS (
-       UPDATE room_daily SET duration_seconds = duration_seconds + $4
-        WHERE deal_room_id = $1 AND day = ${day('$3::timestamptz')} RETURNING 1
+       UPDATE room_daily x SET duration_seconds = x.duration_seconds + a.added
+         FROM (SELECT room, ${day('started_at')} AS day, sum(added)::int AS added
+                 FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2) a
+        WHERE x.deal_room_id = a.room AND x.day = a.day
+       RETURNING 1
      )
-     UPDATE deal_rooms SET duration_sum = duration_sum + $4 WHERE id = $1`,
+     UPDATE deal_rooms x SET duration_sum = x.duration_sum + a.added
+       FROM (SELECT room, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
+      WHERE x.id = a.room`,
     params,
   );
 }
@@ -305,29 +335,37 @@ export async function applyTeamRooms(tx: Queryable, deltas: readonly TeamRoomsDe
   );
 }
 
+/** Active seconds read on one page of a started view, and whether the view reads that page for the first time. */
+export interface PageReading {
+  documentId: string;
+  /** When the view started: its page figures count on that day, as its duration does. */
+  startedAt: Date;
+  page: number;
+  seconds: number;
+  first: boolean;
+}
+
 /**
- * Active reading reported for one view: per page (of the document, on the day the view
- * started) its seconds, and one more view for each page the view reads for the first time.
+ * Active reading reported by views: per page (of the document, on the day the view started)
+ * its seconds, and one more view for each page a view reads for the first time.
  */
-export async function applyPageReading(
-  tx: Queryable,
-  view: { documentId: string; startedAt: Date },
-  pages: readonly { page: number; seconds: number; first: boolean }[],
-): Promise<void> {
-  if (pages.length === 0) return;
+export async function applyPageReadings(tx: Queryable, readings: readonly PageReading[]): Promise<void> {
+  if (readings.length === 0) return;
   await tx.query(
     `INSERT INTO document_page_daily (document_id, day, page, views, active_seconds)
-     SELECT $1, ${day('$2::timestamptz')}, p.page, p.first::int, p.seconds
-       FROM unnest($3::int[], $4::int[], $5::boolean[]) AS p(page, seconds, first)
+     SELECT document, ${day('started_at')}, page, sum(first::int), sum(seconds)
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::boolean[])
+            AS p(document, started_at, page, seconds, first)
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
      ON CONFLICT (document_id, day, page) DO UPDATE
        SET views = document_page_daily.views + EXCLUDED.views,
            active_seconds = document_page_daily.active_seconds + EXCLUDED.active_seconds`,
     [
-      view.documentId,
-      view.startedAt,
-      pages.map((p) => p.page),
-      pages.map((p) => p.seconds),
-      pages.map((p) => p.first),
+      readings.map((r) => r.documentId),
+      readings.map((r) => r.startedAt),
+      readings.map((r) => r.page),
+      readings.map((r) => r.seconds),
+      readings.map((r) => r.first),
     ],
   );
 }

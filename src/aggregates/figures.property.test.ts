@@ -8,7 +8,7 @@ import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { expectFiguresMatch } from '../testing/recompute.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
-import { applyViewDuration, applyViewsStarted } from './deltas.ts';
+import { applyViewDurations, applyViewsStarted } from './deltas.ts';
 import { type ViewFact, viewRows } from './rows.ts';
 
 /**
@@ -212,7 +212,7 @@ async function liveView(
         v.completeWith,
         view.startedAt,
       ]);
-      await applyViewDuration(tx, view, v.completeWith);
+      await applyViewDurations(tx, [{ ...view, addedSeconds: v.completeWith }]);
     }
   });
 }

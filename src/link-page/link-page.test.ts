@@ -343,6 +343,93 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect(completed.map((e) => e.data.durationSeconds)).toEqual([8]);
   });
 
+  it('refuses a report through another link (404) and through a link turned off since the view opened (410)', async () => {
+    const { roomId, linkId, shortId, deck } = await room();
+    const other = (await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Other' })).body.data as {
+      shortId: string;
+    };
+    const dee = visitor();
+    const viewer = await dee.get(`/v/${shortId}/d/${deck}`);
+    const [, url, token] = /data-report="([^"]+)" data-token="([^"]+)"/.exec(viewer.body) ?? [];
+    await dee.get(`/v/${other.shortId}`);
+    const elsewhere = (url as string).replace(shortId, other.shortId);
+    clock.advance(10_000);
+    expect((await dee.report(elsewhere, { token, pages: { 1: 5 } })).statusCode).toBe(404);
+    expect((await dee.report(url as string, { token, pages: { 1: 5 } })).statusCode).toBe(204);
+    expect((await admin.patch(`/links/${linkId}`, { enabled: false })).status).toBe(200);
+    clock.advance(10_000);
+    const closed = await dee.report(url as string, { token, pages: { 1: 5 } });
+    expect(closed.statusCode).toBe(410);
+    expect(closed.body).toContain('no longer active');
+    const [row] = await db.query<{ duration_seconds: number }>(
+      'SELECT duration_seconds FROM views WHERE id = $1',
+      [(url as string).split('/')[4]],
+    );
+    expect(row?.duration_seconds).toBe(5);
+  });
+
+  it('counts the reports of many readers arriving at once exactly once, each figure and each view.completed', async () => {
+    const { teamId, roomId, shortId, deck } = await room();
+    const readers = await Promise.all(
+      Array.from({ length: 12 }, async (_, n) => {
+        const reader = visitor(`192.0.2.${n + 1}`);
+        const viewer = await reader.get(`/v/${shortId}/d/${deck}`);
+        const [, url, token] = /data-report="([^"]+)" data-token="([^"]+)"/.exec(viewer.body) ?? [];
+        return { reader, url: url as string, token: token as string };
+      }),
+    );
+    clock.advance(10_000);
+    // Two reports per reader at once (a reader's second waits for the batch after its first),
+    // then the final ones, each sent twice: one completes the view, its repeat is a 409.
+    const sent = await Promise.all(
+      readers.flatMap(({ reader, url, token }, n) => [
+        reader.report(url, { token, pages: { 1: 2, 2: 1 } }),
+        reader.report(url, { token, pages: { [(n % 3) + 1]: 1 } }),
+      ]),
+    );
+    expect(sent.map((r) => r.statusCode)).toEqual(sent.map(() => 204));
+    const finals = await Promise.all(
+      readers.flatMap(({ reader, url, token }) => [
+        reader.report(url, { token, pages: { 3: 1 }, final: true }),
+        reader.report(url, { token, pages: { 3: 1 }, final: true }),
+      ]),
+    );
+    expect(finals.map((r) => r.statusCode).sort()).toEqual([
+      ...readers.map(() => 204),
+      ...readers.map(() => 409),
+    ]);
+
+    const viewIds = readers.map(({ url }) => url.split('/')[4] as string);
+    const views = await db.query<{ duration_seconds: number; completed: boolean }>(
+      'SELECT duration_seconds, completed_at IS NOT NULL AS completed FROM views WHERE id = ANY($1::uuid[])',
+      [viewIds],
+    );
+    expect(views).toEqual(readers.map(() => ({ duration_seconds: 5, completed: true })));
+    const completed = (await recordedEvents(db)).filter(
+      (e) => e.type === 'view.completed' && viewIds.includes(e.data.id as string),
+    );
+    expect(completed.map((e) => e.data.id).sort()).toEqual([...viewIds].sort());
+    expect(completed.every((e) => e.data.durationSeconds === 5)).toBe(true);
+
+    const figures = (await admin.get(`/documents/${deck}/pages?period=7d`)).body.data;
+    expect(figures).toMatchObject({ views: 12, completion: 1 });
+    expect(figures.pages).toEqual([
+      { page: 1, views: 12, activeSeconds: 24 + 4, avgActiveSeconds: 2 },
+      { page: 2, views: 12, activeSeconds: 12 + 4, avgActiveSeconds: 1 },
+      { page: 3, views: 12, activeSeconds: 12 + 4, avgActiveSeconds: 1 },
+    ]);
+    const key = (await admin.post(`/teams/${teamId}/keys`, { name: 'crm' })).body.data.key as string;
+    expect(await readApi(`/v1/deal-rooms/${roomId}`, key)).toMatchObject({
+      totalViews: 12,
+      uniqueViewers: 12,
+      avgViewDurationSeconds: 5,
+    });
+    const viewers = (await readApi(`/v1/deal-rooms/${roomId}/viewers?per_page=100`, key)) as unknown as {
+      totalDurationSeconds: number;
+    }[];
+    expect(viewers.map((v) => v.totalDurationSeconds)).toEqual(readers.map(() => 5));
+  });
+
   it('downloads a file when allowed (download.created) and answers a 403 page when not (download.denied)', async () => {
     const { shortId, deck, linkId } = await room({ allowDownload: false });
     const di = visitor();

@@ -6,7 +6,7 @@ import { verifyPassword } from '../core/passwords.ts';
 import { fileChunks, storedFile } from '../documents/files.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { recordDownload, recordVisit } from '../tracking/commands.ts';
-import { type ReadingReport, reportReading, startReporting } from '../tracking/reading.ts';
+import { LinkClosedError, type ReadingReport, type ReportReading } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
@@ -42,6 +42,8 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 export interface LinkPageDeps {
   write: WriteContext;
   startView: StartView;
+  /** How reading reports are written (batched: tracking/reading.ts). */
+  reportReading: ReportReading;
   signer: () => Promise<Signer>;
   secureCookies: boolean;
   findLink: (shortId: string) => Promise<PublicLink | undefined>;
@@ -277,8 +279,8 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       view = await deps.startView(write, link.id, {
         documentId: document.id,
         viewer: viewerOf(session, visitorId),
+        reporting: true,
       });
-      await startReporting(write, view.id);
     } catch (err) {
       throw asPage(err);
     }
@@ -339,18 +341,22 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return reply.header('Content-Length', String(file.sizeBytes)).send(Readable.from(chunks));
   });
 
+  // Reports come every few seconds from every open document: the session's signature and
+  // the view's token are checked here, and the link, open and the view's own, in the report's
+  // batch (tracking/reading.ts), with no query of its own. A report of a view opened before
+  // the link's gate changed still counts: the next page asks again.
   app.post('/v/:shortId/views/:viewId/report', async (request, reply) => {
     const { shortId, viewId } = request.params as { shortId: string; viewId: string };
-    const link = await openLink(shortId);
-    const session = await sessionOf(request, link);
-    const body = parseReport(request.body);
     const signer = await deps.signer();
+    const session = signer.verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
+    const body = parseReport(request.body);
     if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
       throw new ApiError('not_found', 'View not found');
     }
     try {
-      await reportReading(write, viewId, body.report);
+      await deps.reportReading(write, viewId, body.report, { shortId });
     } catch (err) {
+      if (err instanceof LinkClosedError) throw NOT_ACTIVE();
       if (err instanceof ApiError && err.code === 'conflict') return reply.code(409).send();
       throw err;
     }

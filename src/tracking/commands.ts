@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { applyDownloads, applyViewDuration, applyVisits } from '../aggregates/deltas.ts';
+import { applyDownloads, applyViewDurations, applyVisits } from '../aggregates/deltas.ts';
 import { downloadRows, visitRows } from '../aggregates/rows.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
@@ -57,7 +57,7 @@ export async function completeView(
       startedAt: row.started_at,
       durationSeconds: input.durationSeconds,
     };
-    await applyViewDuration(tx, view, added);
+    await applyViewDurations(tx, [{ ...view, addedSeconds: added }]);
     const rendered = renderView(view);
     await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);
     return rendered;

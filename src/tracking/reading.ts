@@ -1,9 +1,13 @@
-import { applyPageReading, applyViewDuration } from '../aggregates/deltas.ts';
+import { applyPageReadings, applyViewDurations } from '../aggregates/deltas.ts';
+import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { recordEvent } from '../events/outbox.ts';
+import type { Database } from '../db/database.ts';
+import type { RecordedEvent } from '../events/catalogue.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { batchersByStore, type Settled, WriteBatcher } from '../write/batch.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { addViewPages, lockView, markViewReporting, recordReport, silentViews } from './repo.ts';
+import { addViewPages, lockViews, recordReports, silentViews, type ViewToComplete } from './repo.ts';
 import { renderView, type View } from './view-starts.ts';
 
 /** A view whose page has not reported for this long is completed by the worker. */
@@ -13,6 +17,8 @@ export const REPORT_EVERY_MS = 10_000;
 const REPORT_SLACK_SECONDS = 5;
 /** Pages of one report: a document has at most this many (the viewer reports only pages it shows). */
 export const MAX_REPORTED_PAGES = 10_000;
+/** The most reports one transaction takes. */
+const MAX_BATCH = 256;
 
 export interface ReadingReport {
   /** Active seconds per page (1-based) since the previous report. */
@@ -21,84 +27,221 @@ export interface ReadingReport {
   final: boolean;
 }
 
-const viewNotFound = () => new ApiError('not_found', 'View not found');
-
-/** A view was opened on the link page: from now on it reports, and is completed when its reports stop. */
-export async function startReporting(ctx: WriteContext, viewId: string): Promise<void> {
-  await inWrite(ctx, (tx) => markViewReporting(tx, viewId, tx.now));
+export interface ReportOutcome {
+  view: View;
+  completed: boolean;
 }
 
 /**
- * A report of the link page: the view's pages and duration grow by the active seconds read
- * since the last report (never by more time than has passed: a page cannot report an hour
- * in ten seconds), through the delta module; a final report completes the view and raises
- * view.completed, once. A report on a completed view changes nothing and says so (409).
+ * Writes one report; resolves once its batch has committed. `through`: the link the report
+ * comes through; the view must have opened through it, and it must still be open.
  */
-export async function reportReading(
+export type ReportReading = (
   ctx: WriteContext,
   viewId: string,
   report: ReadingReport,
-): Promise<{ view: View; completed: boolean }> {
-  if (!isUuid(viewId)) throw viewNotFound();
-  return inWrite(ctx, async (tx) => {
-    const row = await lockView(tx, viewId);
-    if (!row) throw viewNotFound();
-    if (row.completed_at !== null) throw new ApiError('conflict', 'This view is already completed');
-    const since = (row.last_report_at ?? row.started_at).getTime();
-    const allowed = Math.max(0, Math.ceil((tx.now.getTime() - since) / 1000)) + REPORT_SLACK_SECONDS;
-    const pages = capped(report.pages, allowed);
-    return record(tx, viewId, row, pages, report.final);
+  through?: { shortId: string },
+) => Promise<ReportOutcome>;
+
+const viewNotFound = () => new ApiError('not_found', 'View not found');
+
+/** A report through a link that has been disabled or has expired since the view opened. */
+export class LinkClosedError extends ApiError {
+  constructor() {
+    super('conflict', 'This link is no longer active');
+  }
+}
+
+interface Submitted {
+  ctx: WriteContext;
+  viewId: string;
+  report: ReadingReport;
+  shortId: string | undefined;
+}
+
+/** A view's report as it is written: the view, the pages to add, whether it completes the view. */
+interface Reading {
+  viewId: string;
+  row: ViewToComplete;
+  pages: { page: number; seconds: number }[];
+  final: boolean;
+}
+
+/**
+ * A report writer for the link page: a view's pages and duration grow by the active seconds
+ * read since its last report (never by more time than has passed: a page cannot report an
+ * hour in ten seconds), through the delta module; a final report completes the view and
+ * raises view.completed, once. A report on a completed view changes nothing and says so (409).
+ *
+ * Every open document reports, all onto the same few rows of its room and document, so
+ * concurrent reports are committed together (write/batch.ts), as view starts are: one
+ * transaction, set-based statements, the hot rows locked once per batch. A view appears at
+ * most once in a batch. The web app makes one writer, for every link page it serves.
+ */
+export function createReadingWriter(): ReportReading {
+  const batcherFor = batchersByStore(
+    (db, clock) =>
+      new WriteBatcher<Submitted, ReportOutcome>((items) => reportAll(db, clock, items), {
+        maxItems: MAX_BATCH,
+        exclusiveKeys: (item) => [item.viewId],
+      }),
+  );
+  return (ctx, viewId, report, through) => {
+    if (!isUuid(viewId)) return Promise.reject(viewNotFound());
+    return batcherFor(ctx.db, ctx.clock).submit({
+      ctx,
+      viewId: viewId.toLowerCase(),
+      report,
+      shortId: through?.shortId,
+    });
+  };
+}
+
+async function reportAll(
+  db: Database,
+  clock: Clock,
+  items: readonly Submitted[],
+): Promise<Settled<ReportOutcome>[]> {
+  let outcomes: Settled<ReportOutcome>[] = [];
+  let events: RecordedEvent[][] = [];
+  await inWrite({ db, clock, appUrl: '' }, async (tx) => {
+    const rows = await lockViews(
+      tx,
+      items.map((item) => item.viewId),
+    );
+    const readings: Reading[] = [];
+    const owners: number[] = [];
+    outcomes = items.map((item, i) => {
+      const row = rows.get(item.viewId);
+      if (!row || (item.shortId !== undefined && row.short_id !== item.shortId)) {
+        return { ok: false, error: viewNotFound() };
+      }
+      const expired = row.link_expires_at !== null && row.link_expires_at.getTime() <= tx.now.getTime();
+      if (item.shortId !== undefined && (!row.link_enabled || expired)) {
+        return { ok: false, error: new LinkClosedError() };
+      }
+      if (row.completed_at !== null) {
+        return { ok: false, error: new ApiError('conflict', 'This view is already completed') };
+      }
+      const since = (row.last_report_at ?? row.started_at).getTime();
+      const allowed = Math.max(0, Math.ceil((tx.now.getTime() - since) / 1000)) + REPORT_SLACK_SECONDS;
+      readings.push({
+        viewId: item.viewId,
+        row,
+        pages: capped(item.report.pages, allowed),
+        final: item.report.final,
+      });
+      owners.push(i);
+      return { ok: false, error: new Error('a report was left unsettled') };
+    });
+    const written = await record(tx, readings);
+    events = items.map(() => []);
+    written.forEach((w, n) => {
+      const i = owners[n] as number;
+      outcomes[i] = { ok: true, value: w.outcome };
+      if (w.event) events[i]?.push(w.event);
+    });
   });
+  items.forEach((item, i) => {
+    if (outcomes[i]?.ok) item.ctx.onCommitted?.(events[i] ?? []);
+  });
+  return outcomes;
 }
 
 /** Completes the views whose page stopped reporting 5 minutes ago (the worker calls it); returns how many. */
 export async function completeSilentViews(ctx: WriteContext, limit = 500): Promise<number> {
   const ids = await silentViews(ctx.db, new Date(ctx.clock.now().getTime() - SILENT_VIEW_MS), limit);
-  let completed = 0;
-  for (const id of ids) {
-    const done = await inWrite(ctx, async (tx) => {
-      const row = await lockView(tx, id);
-      if (!row || row.completed_at !== null || row.last_report_at === null) return false;
-      if (row.last_report_at.getTime() >= tx.now.getTime() - SILENT_VIEW_MS) return false;
-      await record(tx, id, row, [], true);
-      return true;
-    });
-    if (done) completed++;
-  }
-  return completed;
+  if (ids.length === 0) return 0;
+  return inWrite(ctx, async (tx) => {
+    const rows = await lockViews(tx, ids);
+    // Checked again under the lock: a report may have come in since the silent ones were listed.
+    const silent = [...rows].filter(
+      ([, row]) =>
+        row.completed_at === null &&
+        row.last_report_at !== null &&
+        row.last_report_at.getTime() < tx.now.getTime() - SILENT_VIEW_MS,
+    );
+    await record(
+      tx,
+      silent.map(([viewId, row]) => ({ viewId, row, pages: [], final: true })),
+    );
+    return silent.length;
+  });
 }
 
+/**
+ * Reports of several views in the writing transaction, in the lock order of the delta module:
+ * the views (locked by the caller), their pages, their viewers, the page figures, the events,
+ * and the room's rows last.
+ */
 async function record(
   tx: WriteTx,
-  viewId: string,
-  row: NonNullable<Awaited<ReturnType<typeof lockView>>>,
-  pages: { page: number; seconds: number }[],
-  final: boolean,
-): Promise<{ view: View; completed: boolean }> {
-  const added = pages.reduce((sum, p) => sum + p.seconds, 0);
-  const fresh = await addViewPages(tx, viewId, pages);
-  const durationSeconds = row.duration_seconds + added;
-  await recordReport(tx, viewId, durationSeconds, tx.now, final);
-  const view = {
-    id: viewId,
-    dealRoomId: row.deal_room_id,
-    documentId: row.document_id,
-    linkId: row.link_id,
-    viewerId: row.viewer_id,
-    startedAt: row.started_at,
-    durationSeconds,
-  };
-  await applyViewDuration(tx, view, added);
-  await applyPageReading(
+  readings: readonly Reading[],
+): Promise<{ outcome: ReportOutcome; event: RecordedEvent | undefined }[]> {
+  if (readings.length === 0) return [];
+  const fresh = await addViewPages(
     tx,
-    view,
-    pages.map((p) => ({ ...p, first: fresh.has(p.page) })),
+    readings.flatMap(({ viewId, pages }) => pages.map((p) => ({ viewId, ...p }))),
   );
-  const rendered = renderView(view);
-  if (final) {
-    await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);
-  }
-  return { view: rendered, completed: final };
+  const views = readings.map(({ viewId, row, pages }) => {
+    const added = pages.reduce((sum, p) => sum + p.seconds, 0);
+    return {
+      added,
+      view: {
+        id: viewId,
+        dealRoomId: row.deal_room_id,
+        documentId: row.document_id,
+        linkId: row.link_id,
+        viewerId: row.viewer_id,
+        startedAt: row.started_at,
+        durationSeconds: row.duration_seconds + added,
+      },
+    };
+  });
+  await recordReports(
+    tx,
+    readings.map(({ viewId, final }, i) => ({
+      viewId,
+      durationSeconds: (views[i] as (typeof views)[number]).view.durationSeconds,
+      completed: final,
+    })),
+    tx.now,
+  );
+  await applyPageReadings(
+    tx,
+    readings.flatMap(({ viewId, row, pages }) =>
+      pages.map((p) => ({
+        documentId: row.document_id,
+        startedAt: row.started_at,
+        ...p,
+        first: fresh.has(`${viewId}/${p.page}`),
+      })),
+    ),
+  );
+  const rendered = views.map(({ view }) => renderView(view));
+  const completing = readings.flatMap((reading, i) => (reading.final ? [i] : []));
+  const recorded = await recordEvents(
+    tx,
+    completing.map((i) => {
+      const { row } = readings[i] as Reading;
+      return {
+        teamId: row.team_id,
+        dealRoomId: row.deal_room_id,
+        type: 'view.completed',
+        data: rendered[i] as View,
+      };
+    }),
+  );
+  const eventOf = new Map(completing.map((i, n) => [i, recorded[n]]));
+  // The viewers' and the room's figures last: the room's rows are the ones every writer of it waits for.
+  await applyViewDurations(
+    tx,
+    views.map(({ view, added }) => ({ ...view, addedSeconds: added })),
+  );
+  return readings.map((reading, i) => ({
+    outcome: { view: rendered[i] as View, completed: reading.final },
+    event: eventOf.get(i),
+  }));
 }
 
 /** The pages with time, whole seconds, in page order; at most `allowed` seconds in all (the first pages keep theirs). */

@@ -31,18 +31,30 @@ export interface ViewToComplete {
   completed_at: Date | null;
   duration_seconds: number;
   last_report_at: Date | null;
+  /** The link the view came through: its short id, and whether it is open. */
+  short_id: string;
+  link_enabled: boolean;
+  link_expires_at: Date | null;
 }
+
+const LOCK_VIEWS = `SELECT v.id, v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at,
+            v.completed_at, v.duration_seconds, v.last_report_at,
+            l.short_id, l.enabled AS link_enabled, l.expires_at AS link_expires_at
+       FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id JOIN links l ON l.id = v.link_id`;
 
 /** A view with its room's team, locked for its completion. */
 export async function lockView(tx: Queryable, id: string): Promise<ViewToComplete | undefined> {
-  const rows = await tx.query<ViewToComplete>(
-    `SELECT v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at, v.completed_at,
-            v.duration_seconds, v.last_report_at
-       FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id
-      WHERE v.id = $1 FOR UPDATE OF v`,
-    [id],
-  );
+  const rows = await tx.query<ViewToComplete>(`${LOCK_VIEWS} WHERE v.id = $1 FOR UPDATE OF v`, [id]);
   return rows[0];
+}
+
+/** Views with their rooms' teams, locked in id order (two batches sharing views cannot deadlock); unknown ids have no entry. */
+export async function lockViews(tx: Queryable, ids: readonly string[]): Promise<Map<string, ViewToComplete>> {
+  const rows = await tx.query<ViewToComplete & { id: string }>(
+    `${LOCK_VIEWS} WHERE v.id = ANY ($1::uuid[]) ORDER BY v.id FOR UPDATE OF v`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export async function completeViewRow(
@@ -146,43 +158,54 @@ export async function insertAndLockViewers(
   );
 }
 
-/** A view opened on the link page: it reports its reading, and the worker completes it when the reports stop. */
-export async function markViewReporting(tx: Queryable, id: string, at: Date): Promise<void> {
-  await tx.query('UPDATE views SET last_report_at = $2 WHERE id = $1 AND completed_at IS NULL', [id, at]);
+/** Views opened on the link page: they report their reading, and the worker completes them when the reports stop. */
+export async function markViewsReporting(tx: Queryable, ids: readonly string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query('UPDATE views SET last_report_at = $2 WHERE id = ANY ($1::uuid[])', [ids, at]);
+}
+
+/** Active seconds read on a page of a view. */
+export interface ViewPageSeconds {
+  viewId: string;
+  page: number;
+  seconds: number;
 }
 
 /**
- * Adds a report's active seconds to a view's pages; returns the pages read for the first time
- * in this view (their `views` count in the page figures grows by one).
+ * Adds reported active seconds to views' pages; returns the pages read for the first time in
+ * their view (their `views` count in the page figures grows by one), as `viewId/page`.
  */
-export async function addViewPages(
-  tx: Queryable,
-  viewId: string,
-  pages: readonly { page: number; seconds: number }[],
-): Promise<Set<number>> {
+export async function addViewPages(tx: Queryable, pages: readonly ViewPageSeconds[]): Promise<Set<string>> {
   if (pages.length === 0) return new Set();
-  const rows = await tx.query<{ page: number; fresh: boolean }>(
+  const rows = await tx.query<{ view_id: string; page: number; fresh: boolean }>(
     `INSERT INTO view_pages (view_id, page, active_seconds)
-     SELECT $1, p.page, p.seconds FROM unnest($2::int[], $3::int[]) AS p(page, seconds)
+     SELECT view_id, page, seconds FROM unnest($1::uuid[], $2::int[], $3::int[]) AS p(view_id, page, seconds)
+      ORDER BY 1, 2
      ON CONFLICT (view_id, page) DO UPDATE SET active_seconds = view_pages.active_seconds + EXCLUDED.active_seconds
-     RETURNING page, (xmax = 0) AS fresh`,
-    [viewId, pages.map((p) => p.page), pages.map((p) => p.seconds)],
+     RETURNING view_id, page, (xmax = 0) AS fresh`,
+    [pages.map((p) => p.viewId), pages.map((p) => p.page), pages.map((p) => p.seconds)],
   );
-  return new Set(rows.filter((r) => r.fresh).map((r) => r.page));
+  return new Set(rows.filter((r) => r.fresh).map((r) => `${r.view_id}/${r.page}`));
 }
 
-export async function recordReport(
+/** Views' reports: their durations as they are now, reported at `at`; the final ones completed. */
+export async function recordReports(
   tx: Queryable,
-  id: string,
-  durationSeconds: number,
+  reports: readonly { viewId: string; durationSeconds: number; completed: boolean }[],
   at: Date,
-  completed: boolean,
 ): Promise<void> {
+  if (reports.length === 0) return;
   await tx.query(
-    `UPDATE views SET duration_seconds = $2, last_report_at = $3,
-            completed_at = CASE WHEN $4::boolean THEN $3 ELSE completed_at END
-      WHERE id = $1`,
-    [id, durationSeconds, at, completed],
+    `UPDATE views v SET duration_seconds = r.duration, last_report_at = $4,
+            completed_at = CASE WHEN r.completed THEN $4 ELSE v.completed_at END
+       FROM unnest($1::uuid[], $2::int[], $3::boolean[]) AS r(id, duration, completed)
+      WHERE v.id = r.id`,
+    [
+      reports.map((r) => r.viewId),
+      reports.map((r) => r.durationSeconds),
+      reports.map((r) => r.completed),
+      at,
+    ],
   );
 }
 

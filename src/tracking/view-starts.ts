@@ -10,7 +10,7 @@ import { type NewEvent, recordEvents } from '../events/outbox.ts';
 import { identityKey, type ViewerIdentity } from '../viewers/identity.ts';
 import { loadViewers } from '../viewers/repo.ts';
 import { toViewer } from '../viewers/service.ts';
-import { type Settled, WriteBatcher } from '../write/batch.ts';
+import { batchersByStore, type Settled, WriteBatcher } from '../write/batch.ts';
 import {
   claimKeys,
   type IdempotencyClaim,
@@ -20,7 +20,7 @@ import {
   type WriteContext,
   type WriteTx,
 } from '../write/transaction.ts';
-import { insertViews } from './repo.ts';
+import { insertViews, markViewsReporting } from './repo.ts';
 import type { ViewSchema } from './schemas.ts';
 import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
 import { type LockedViewer, lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
@@ -38,13 +38,23 @@ interface ViewStart {
   documentId: string;
   viewer: ViewerIdentity;
   startedAt: Date | undefined;
+  reporting: boolean;
 }
 
 /** Writes one view start; resolves with the view once its batch has committed. */
 export type StartView = (
   ctx: WriteContext,
   linkId: string,
-  input: { documentId: string; viewer: ViewerInput; startedAt?: Date | undefined },
+  input: {
+    documentId: string;
+    viewer: ViewerInput;
+    startedAt?: Date | undefined;
+    /**
+     * Opened on the link page: its page reports the reading (tracking/reading.ts), and the
+     * worker completes the view when the reports stop.
+     */
+    reporting?: boolean | undefined;
+  },
 ) => Promise<View>;
 
 /**
@@ -60,26 +70,16 @@ export type StartView = (
  * passes it to whoever starts views.
  */
 export function createViewStartWriter(): StartView {
-  const batchers = new WeakMap<Database, WeakMap<Clock, WriteBatcher<ViewStart, View>>>();
-  const batcherFor = (db: Database, clock: Clock): WriteBatcher<ViewStart, View> => {
-    let byClock = batchers.get(db);
-    if (!byClock) {
-      byClock = new WeakMap();
-      batchers.set(db, byClock);
-    }
-    let batcher = byClock.get(clock);
-    if (!batcher) {
-      batcher = new WriteBatcher((starts) => startViews(db, clock, starts), {
+  const batcherFor = batchersByStore(
+    (db, clock) =>
+      new WriteBatcher<ViewStart, View>((starts) => startViews(db, clock, starts), {
         maxItems: MAX_BATCH,
         exclusiveKeys: (start) => [
           `viewer:${identityKey(start.viewer)}`,
           ...(start.ctx.idempotency ? [`key:${start.ctx.idempotency.key}`] : []),
         ],
-      });
-      byClock.set(clock, batcher);
-    }
-    return batcher;
-  };
+      }),
+  );
   return (ctx, linkId, input) => {
     if (!isUuid(linkId)) return Promise.reject(linkNotFound());
     let viewer: ViewerIdentity;
@@ -94,6 +94,7 @@ export function createViewStartWriter(): StartView {
       documentId: input.documentId,
       viewer,
       startedAt: input.startedAt,
+      reporting: input.reporting === true,
     });
   };
 }
@@ -206,6 +207,11 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
   }));
   const rows = viewRows(views);
   await insertViews(tx, rows);
+  await markViewsReporting(
+    tx,
+    views.filter((_, i) => checked[i]?.progress.start.reporting).map((v) => v.id),
+    tx.now,
+  );
   // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
   const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
 

@@ -45,6 +45,7 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
       documentId: message.documentId,
       viewer: message.viewer,
       startedAt,
+      reporting: message.reporting,
     }).then(
       (view) => send({ id: message.id, view, events }),
       (err: unknown) => send({ id: message.id, error: toThreadError(err) }),

@@ -30,6 +30,7 @@ export interface ViewStartRequest {
   viewer: ViewerInput;
   /** Milliseconds since the epoch. */
   startedAt?: number | undefined;
+  reporting?: boolean | undefined;
   idempotency?: WriteContext['idempotency'];
 }
 
@@ -136,6 +137,7 @@ export async function openViewStartThread(options: ThreadOptions): Promise<ViewS
           documentId: input.documentId,
           viewer: input.viewer,
           startedAt: input.startedAt?.getTime(),
+          reporting: input.reporting,
           idempotency: ctx.idempotency,
         };
         worker.postMessage(request);

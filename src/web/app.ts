@@ -23,6 +23,7 @@ import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
+import { createReadingWriter } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
 
 export interface WebDeps {
@@ -148,6 +149,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
   linkPageRoutes(app, {
     write,
     startView: deps.startView,
+    reportReading: createReadingWriter(),
     secureCookies: secure,
     findLink: (shortId) => linkByShortId(deps.db, shortId),
     signer: signerOnce,

@@ -1,4 +1,5 @@
-import { DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import { type Database, DatabaseBusyError, DatabaseUnavailableError } from '../db/database.ts';
 
 /** One item's outcome in a batch: its result, or the error its own request answers with. */
 export type Settled<Result> = { ok: true; value: Result } | { ok: false; error: unknown };
@@ -98,4 +99,27 @@ export class WriteBatcher<Item, Result> {
 /** A saturated or unreachable database fails every item alike: running them one by one would only add load. */
 function isolatable(err: unknown): boolean {
   return !(err instanceof DatabaseBusyError || err instanceof DatabaseUnavailableError);
+}
+
+/**
+ * A writer's batchers, one per store and clock (a batch shares one transaction and one
+ * "now"), each made when first asked for and forgotten with its store.
+ */
+export function batchersByStore<Item, Result>(
+  make: (db: Database, clock: Clock) => WriteBatcher<Item, Result>,
+): (db: Database, clock: Clock) => WriteBatcher<Item, Result> {
+  const batchers = new WeakMap<Database, WeakMap<Clock, WriteBatcher<Item, Result>>>();
+  return (db, clock) => {
+    let byClock = batchers.get(db);
+    if (!byClock) {
+      byClock = new WeakMap();
+      batchers.set(db, byClock);
+    }
+    let batcher = byClock.get(clock);
+    if (!batcher) {
+      batcher = make(db, clock);
+      byClock.set(clock, batcher);
+    }
+    return batcher;
+  };
 }
