@@ -5,7 +5,7 @@
  * float8 explicitly.
  */
 export interface Queryable {
-  query<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  query<Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**
@@ -13,6 +13,15 @@ export interface Queryable {
    * a line, in `columns`' order.
    */
   copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
+}
+
+export interface QueryOptions {
+  /**
+   * A name for the statement: PostgreSQL parses and plans it once per connection and reuses
+   * the plan. For the hottest statements only (the link page's), whose best plan does not
+   * depend on their parameters; one name, one text. The embedded store ignores it.
+   */
+  prepared?: string | undefined;
 }
 
 export interface Database extends Queryable {

@@ -153,9 +153,12 @@ describe('embedded store privacy and integrity', () => {
     const dataDir = join(root, 'race');
     mkdirSync(dataDir, { mode: 0o700 });
     const lockModule = new URL('./lock.ts', import.meta.url).pathname;
+    // A winner holds the lock until every contender has tried (however slowly a loaded
+    // machine starts them): the parent ends it once all six have answered.
     const script = `const { lockDataDir } = await import(${JSON.stringify(lockModule)});
-      try { lockDataDir(${JSON.stringify(dataDir)}); console.log('won'); await new Promise((r) => setTimeout(r, 1500)); }
+      try { lockDataDir(${JSON.stringify(dataDir)}); console.log('won'); setInterval(() => {}, 1000); }
       catch { console.log('lost'); }`;
+    const children: ReturnType<typeof spawn>[] = [];
     const contenders = Array.from(
       { length: 6 },
       () =>
@@ -163,14 +166,18 @@ describe('embedded store privacy and integrity', () => {
           const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
             stdio: ['ignore', 'pipe', 'inherit'],
           });
+          children.push(child);
           let out = '';
-          child.stdout.on('data', (c) => {
+          child.stdout?.on('data', (c) => {
             out += c;
+            if (out.includes('\n')) resolve(out.trim());
           });
           child.on('close', () => resolve(out.trim()));
         }),
     );
-    const outcomes = await Promise.all(contenders);
+    const outcomes = await Promise.all(contenders).finally(() => {
+      for (const child of children) child.kill();
+    });
     expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
   });

@@ -8,6 +8,7 @@ import {
   DatabaseUnavailableError,
   isConnectionError,
   type Queryable,
+  type QueryOptions,
 } from './database.ts';
 
 /** SQLSTATE of a lock wait past lock_timeout. */
@@ -75,9 +76,18 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     }
     return new DatabaseUnavailableError(err, serverOf(options.connectionString));
   };
-  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
+  const run = async <Row>(
+    client: pg.Pool | pg.PoolClient,
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ) => {
     try {
-      const rows = (await client.query(sql, params as unknown[] | undefined)).rows as Row[];
+      const values = params as unknown[] | undefined;
+      const result = options?.prepared
+        ? await client.query({ name: options.prepared, text: sql, values })
+        : await client.query(sql, values);
+      const rows = result.rows as Row[];
       reachable();
       return rows;
     } catch (err) {
@@ -101,7 +111,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     };
     client.on('error', onLost);
     const tx: Queryable = {
-      query: (sql, params) => run(client, sql, params),
+      query: (sql, params, options) => run(client, sql, params, options),
       async exec(script) {
         await run(client, script);
       },
@@ -126,7 +136,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 
   return {
     kind: 'postgres',
-    query: (sql, params) => admission.run(() => run(pool, sql, params)),
+    query: (sql, params, options) => admission.run(() => run(pool, sql, params, options)),
     async exec(script) {
       await admission.run(() => pool.query(script));
     },

@@ -12,17 +12,6 @@ export interface PublicLink {
   watermark: boolean;
 }
 
-export async function linkByShortId(db: Queryable, shortId: string): Promise<PublicLink | undefined> {
-  const [row] = await db.query<PublicLink>(
-    `SELECT l.id, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
-            l.allow_download, l.watermark
-       FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
-      WHERE l.short_id = $1`,
-    [shortId],
-  );
-  return row;
-}
-
 /** A document as the link shows it. */
 export interface ShownDocument {
   id: string;
@@ -32,27 +21,40 @@ export interface ShownDocument {
   file_type: string | null;
 }
 
-const SHOWN = `
-  SELECT d.id, coalesce(d.display_name, d.name) AS title, d.page_count,
-         coalesce(d.download_override, l.allow_download) AS download_allowed, f.content_type AS file_type
-    FROM links l
-    JOIN documents d ON d.deal_room_id = l.deal_room_id AND d.status = 'published'
-    LEFT JOIN document_files f ON f.document_id = d.id
-   WHERE l.id = $1
-     AND (l.all_documents OR EXISTS (SELECT 1 FROM link_documents ld WHERE ld.link_id = l.id AND ld.document_id = d.id))`;
+/** Which of the link's documents a page needs with it: none, all it shows, or one of them. */
+export type ShownSelection = 'none' | 'all' | { id: string };
 
-/** The published documents the link shows, in sidebar order. */
-export async function shownDocuments(db: Queryable, linkId: string): Promise<ShownDocument[]> {
-  return db.query<ShownDocument>(`${SHOWN} ORDER BY d.position, d.id`, [linkId]);
-}
-
-/** One document, if the link shows it (published, and among its documents). */
-export async function shownDocument(
+/**
+ * A link by its short id, with the published documents it shows that the page needs (in
+ * sidebar order): one statement, so a page of the link costs one round trip.
+ */
+export async function linkByShortId(
   db: Queryable,
-  linkId: string,
-  documentId: string,
-): Promise<ShownDocument | undefined> {
-  const [row] = await db.query<ShownDocument>(`${SHOWN} AND d.id = $2`, [linkId, documentId]);
+  shortId: string,
+  shown: ShownSelection = 'none',
+): Promise<(PublicLink & { documents: ShownDocument[] }) | undefined> {
+  const documents =
+    shown === 'none'
+      ? `'[]'::json`
+      : `coalesce((
+          SELECT json_agg(json_build_object(
+                   'id', d.id, 'title', coalesce(d.display_name, d.name), 'page_count', d.page_count,
+                   'download_allowed', coalesce(d.download_override, l.allow_download),
+                   'file_type', f.content_type) ORDER BY d.position, d.id)
+            FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
+           WHERE d.deal_room_id = l.deal_room_id AND d.status = 'published'
+             ${shown === 'all' ? '' : 'AND d.id = $2::uuid'}
+             AND (l.all_documents OR EXISTS (SELECT 1 FROM link_documents ld
+                                              WHERE ld.link_id = l.id AND ld.document_id = d.id))
+        ), '[]'::json)`;
+  const [row] = await db.query<PublicLink & { documents: ShownDocument[] }>(
+    `SELECT l.id, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
+            l.allow_download, l.watermark, ${documents} AS documents
+       FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
+      WHERE l.short_id = $1`,
+    typeof shown === 'object' ? [shortId, shown.id] : [shortId],
+    { prepared: `link-page-${typeof shown === 'object' ? 'one' : shown}` },
+  );
   return row;
 }
 

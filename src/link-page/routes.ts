@@ -16,9 +16,12 @@ import {
   type PublicLink,
   recordGateFailure,
   type ShownDocument,
-  shownDocument,
-  shownDocuments,
+  type ShownSelection,
 } from './repo.ts';
+
+/** A link found open, with the documents its page asked for. */
+type OpenedLink = PublicLink & { documents: ShownDocument[] };
+
 import {
   cookie,
   type LinkSession,
@@ -46,7 +49,8 @@ export interface LinkPageDeps {
   reportReading: ReportReading;
   signer: () => Promise<Signer>;
   secureCookies: boolean;
-  findLink: (shortId: string) => Promise<PublicLink | undefined>;
+  /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
+  findLink: (shortId: string, shown?: ShownSelection) => Promise<OpenedLink | undefined>;
 }
 
 /** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
@@ -79,9 +83,9 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   const { write } = deps;
 
   /** The link, open: 404 when unknown, 410 when disabled or expired. */
-  async function openLink(shortId: string): Promise<PublicLink> {
+  async function openLink(shortId: string, shown: ShownSelection = 'none'): Promise<OpenedLink> {
     if (shortId.length > 200) throw NO_LINK();
-    const link = await deps.findLink(shortId);
+    const link = await deps.findLink(shortId, shown);
     if (!link) throw NO_LINK();
     const now = write.clock.now().getTime();
     if (!link.enabled || (link.expires_at !== null && link.expires_at.getTime() <= now)) throw NOT_ACTIVE();
@@ -162,14 +166,13 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
 
   app.get('/v/:shortId', async (request, reply) => {
     const { shortId } = request.params as { shortId: string };
-    const link = await openLink(shortId);
+    const link = await openLink(shortId, 'all');
     const passed = await passedSession(request, reply, shortId, link);
     if (!passed) {
       const visitorId = visitorOf(request, reply);
       return html(reply, 200, await gate(shortId, link, visitorId));
     }
-    const documents = await shownDocuments(write.db, link.id);
-    return html(reply, 200, roomPage({ shortId, roomName: link.room_name, documents }));
+    return html(reply, 200, roomPage({ shortId, roomName: link.room_name, documents: link.documents }));
   });
 
   async function gate(
@@ -264,11 +267,10 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     visitorId: string;
   }> {
     const { shortId, documentId } = request.params as { shortId: string; documentId: string };
-    const link = await openLink(shortId);
+    const link = await openLink(shortId, isUuid(documentId) ? { id: documentId.toLowerCase() } : 'none');
     const passed = await passedSession(request, reply, shortId, link);
-    if (!passed || !isUuid(documentId)) throw NO_DOCUMENT();
-    const document = await shownDocument(write.db, link.id, documentId.toLowerCase());
-    if (!document) throw NO_DOCUMENT();
+    const [document] = link.documents;
+    if (!passed || !document) throw NO_DOCUMENT();
     return { shortId, link, document, ...passed };
   }
 

@@ -151,7 +151,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     startView: deps.startView,
     reportReading: createReadingWriter(),
     secureCookies: secure,
-    findLink: (shortId) => linkByShortId(deps.db, shortId),
+    findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
     signer: signerOnce,
   });
   dashboardRoutes(app, {

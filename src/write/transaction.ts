@@ -60,7 +60,7 @@ export async function inWrite<T>(
         const tx: WriteTx = {
           now: ctx.clock.now(),
           events,
-          query: (sql, params) => inner.query(sql, params),
+          query: (sql, params, options) => inner.query(sql, params, options),
           exec: (script) => inner.exec(script),
           copyFrom: (table, columns, text) => inner.copyFrom(table, columns, text),
         };
