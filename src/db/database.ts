@@ -17,11 +17,13 @@ export interface Queryable {
 
 export interface QueryOptions {
   /**
-   * A name for the statement: PostgreSQL parses and plans it once per connection and reuses
-   * the plan. For the hottest statements only (the link page's), whose best plan does not
-   * depend on their parameters; one name, one text. The embedded store ignores it.
+   * Prepared: PostgreSQL parses and plans the statement once per connection and reuses the
+   * plan, under this name (one name, one text) or, with `true`, a name made from its text.
+   * For the hottest statements (the link page's, the batches of live tracking), whose best
+   * plan does not depend on their parameters and whose text is one of a few. The embedded
+   * store ignores it.
    */
-  prepared?: string | undefined;
+  prepared?: string | true | undefined;
 }
 
 export interface Database extends Queryable {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
@@ -84,9 +85,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   ) => {
     try {
       const values = params as unknown[] | undefined;
-      const result = options?.prepared
-        ? await client.query({ name: options.prepared, text: sql, values })
-        : await client.query(sql, values);
+      const name = options?.prepared === true ? statementName(sql) : options?.prepared;
+      const result = name ? await client.query({ name, text: sql, values }) : await client.query(sql, values);
       const rows = result.rows as Row[];
       reachable();
       return rows;
@@ -151,6 +151,11 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await pool.end();
     },
   };
+}
+
+/** A prepared statement's name made from its text: the same text, the same name, on every connection. */
+function statementName(sql: string): string {
+  return `s${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
 }
 
 /** COPY … FROM STDIN on one connection, fed the whole text. */

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { batchersByStore, type Settled, WriteBatcher } from '../write/batch.ts';
-import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
+import { inWrite, preparing, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import { addViewPages, lockViews, recordReports, silentViews, type ViewToComplete } from './repo.ts';
 import { renderView, type View } from './view-starts.ts';
 
@@ -104,7 +104,8 @@ async function reportAll(
 ): Promise<Settled<ReportOutcome>[]> {
   let outcomes: Settled<ReportOutcome>[] = [];
   let events: RecordedEvent[][] = [];
-  await inWrite({ db, clock, appUrl: '' }, async (tx) => {
+  await inWrite({ db, clock, appUrl: '' }, async (raw) => {
+    const tx = preparing(raw);
     const rows = await lockViews(
       tx,
       items.map((item) => item.viewId),

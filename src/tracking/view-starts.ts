@@ -16,6 +16,7 @@ import {
   type IdempotencyClaim,
   inWrite,
   keepAnswers,
+  preparing,
   releaseKeys,
   type WriteContext,
   type WriteTx,
@@ -119,7 +120,8 @@ async function startViews(
   starts: readonly ViewStart[],
 ): Promise<Settled<View>[]> {
   let progress: Progress[] = [];
-  await inWrite({ db, clock, appUrl: '' }, async (tx) => {
+  await inWrite({ db, clock, appUrl: '' }, async (raw) => {
+    const tx = preparing(raw);
     progress = starts.map((start) => ({ start, events: [] }));
     await claimStartKeys(tx, progress);
     const checked = await openTargets(tx, progress);
