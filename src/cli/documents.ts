@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { isUuid } from '../core/ids.ts';
 import { storeDocumentFile } from '../documents/commands.ts';
 import { fileTooLarge, receiveFile } from '../documents/files.ts';

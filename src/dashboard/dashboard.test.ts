@@ -4,7 +4,7 @@ import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { invitationMailer } from '../mail/invitations.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
+import { managementClient, recordedEvents } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';

@@ -4,7 +4,6 @@ import type { DashboardUser } from './auth.ts';
 import {
   asUser,
   changing,
-  type DashboardDeps,
   doneOf,
   type Form,
   formOf,

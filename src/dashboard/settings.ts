@@ -27,7 +27,6 @@ import {
   asPage,
   asUser,
   changing,
-  type DashboardDeps,
   doneOf,
   formOf,
   htmlPage,

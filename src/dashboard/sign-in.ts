@@ -5,7 +5,7 @@ import { cookie, readCookies } from '../link-page/session.ts';
 import { acceptInvitation, checkNewPassword, openInvitation, signIn } from '../users/commands.ts';
 import { deleteSession } from '../users/repo.ts';
 import { currentUser, endedSessionCookie, sameToken, sessionCookie } from './auth.ts';
-import { type DashboardDeps, formOf, htmlPage, type Route, redirect } from './context.ts';
+import { formOf, htmlPage, type Route, redirect } from './context.ts';
 import { DashboardError } from './errors.ts';
 import { problem, publicPage } from './layout.ts';
 
