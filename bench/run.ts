@@ -451,7 +451,7 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
     const lp = r.linkPage;
     lines.push(
       '',
-      `The link page on the busy room, from ${CONNECTIONS} connections each holding a session that passed the gate; then reading reports (one second of page time each, every 250 ms) from ${lp.reports.readers} readers, each on a view of its own:`,
+      `The link page on the busy room, from ${CONNECTIONS} connections each holding a session that passed the gate; then reading reports (one second of page time each) from ${lp.reports.readers} readers, each on a view of its own and sending its next report as soon as the last is answered:`,
       '',
       '| load | body bytes | req/s | × bare | p50 ms | p99 ms | failed |',
       '|---|---:|---:|---:|---:|---:|---:|',
@@ -459,7 +459,7 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
       `| document viewer \`GET /v/{shortId}/d/{id}\` (starts a view) | ${lp.viewerPage.bytes} | ${lp.viewerPage.rps.toFixed(0)} | ${(lp.viewerPage.rps / lp.viewerPage.bare.rps).toFixed(2)} | ${lp.viewerPage.p50} | ${lp.viewerPage.p99} | ${lp.viewerPage.non2xx + lp.viewerPage.errors} |`,
       `| reading reports | | ${lp.reports.perSecond.toFixed(0)} | | | ${lp.reports.p99} | ${lp.reports.failed} |`,
       '',
-      `Reports answered 204 per second: ${lp.reports.perSecond.toFixed(0)} of ${lp.reports.sent.toLocaleString('en-US')} sent; not counted, by answer: ${JSON.stringify(lp.reports.refusals)} (their seconds went again with the next report). Seconds of reading counted by the service's answers: ${lp.reports.secondsSent.toLocaleString('en-US')}; in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
+      `Reports answered 204: ${lp.reports.perSecond.toFixed(0)} per second over the measured seconds, ${lp.reports.sent.toLocaleString('en-US')} sent in all; not counted, by answer: ${JSON.stringify(lp.reports.refusals)} (their seconds went again with the next report). Seconds of reading counted by the service's answers: ${lp.reports.secondsSent.toLocaleString('en-US')}; in the page figures: ${lp.reports.secondsCounted.toLocaleString('en-US')}.`,
     );
     lines.push(
       '',
