@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -285,14 +286,17 @@ class Activity {
       if (this.closing()) reply.header('Connection', 'close');
       return payload;
     });
-    server.addHook('onRequest', async (request) => {
-      this.#unused.delete(request.raw.socket);
+    // Counted on the HTTP server itself, not in Fastify's hooks: a request refused by an
+    // earlier hook (a wrong admin token) skips the hooks after it, and would otherwise leave
+    // its connection counted as unused, or the count of requests in flight off by one.
+    server.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      this.#unused.delete(request.socket);
       this.#inFlight++;
       this.#lastAt = Date.now();
-    });
-    server.addHook('onResponse', async () => {
-      this.#inFlight--;
-      this.#lastAt = Date.now();
+      response.once('close', () => {
+        this.#inFlight--;
+        this.#lastAt = Date.now();
+      });
     });
   }
 

@@ -14,13 +14,7 @@ import { DataDirError } from '../db/open.ts';
 import { ImportError } from '../import/records.ts';
 import type { CommandContext } from './context.ts';
 import { UsageError } from './context.ts';
-import { documentsCommand } from './documents.ts';
-import { importCommand } from './import.ts';
-import { keysCommand } from './keys.ts';
-import { seedCommand } from './seed.ts';
-import { teamsCommand } from './teams.ts';
-import { usersCommand } from './users.ts';
-import { webhooksCommand } from './webhooks.ts';
+import { MIGRATE_USAGE } from './usage.ts';
 
 /** The commands that work on an open store (everything but serve). */
 export const STORE_COMMANDS = [
@@ -34,33 +28,31 @@ export const STORE_COMMANDS = [
   'webhooks',
 ] as const;
 
+type Handler = (ctx: CommandContext, args: string[]) => Promise<void>;
+
+/**
+ * Each command's module, loaded when it runs: a command loads what it needs and no more
+ * (`keys` does not load the seed's PDF maker, nor `--help` anything).
+ */
+const HANDLERS: Record<Exclude<(typeof STORE_COMMANDS)[number], 'migrate'>, () => Promise<Handler>> = {
+  import: async () => (await import('./import.ts')).importCommand,
+  seed: async () => (await import('./seed.ts')).seedCommand,
+  keys: async () => (await import('./keys.ts')).keysCommand,
+  teams: async () => (await import('./teams.ts')).teamsCommand,
+  users: async () => (await import('./users.ts')).usersCommand,
+  documents: async () => (await import('./documents.ts')).documentsCommand,
+  webhooks: async () => (await import('./webhooks.ts')).webhooksCommand,
+};
+
 export async function runStoreCommand(ctx: CommandContext, command: string, args: string[]): Promise<void> {
   if (command === 'migrate') return migrateCommand(ctx, args);
+  const load = Object.hasOwn(HANDLERS, command) ? HANDLERS[command as keyof typeof HANDLERS] : undefined;
+  if (!load) throw new UsageError(`unknown command: ${command}`);
   // Nothing runs on a schema the code is ahead of; migrating is the operator's own step.
   await requireCurrentSchema(ctx.db);
-  switch (command) {
-    case 'import':
-      return importCommand(ctx, args);
-    case 'seed':
-      return seedCommand(ctx, args);
-    case 'keys':
-      return keysCommand(ctx, args);
-    case 'teams':
-      return teamsCommand(ctx, args);
-    case 'users':
-      return usersCommand(ctx, args);
-    case 'documents':
-      return documentsCommand(ctx, args);
-    case 'webhooks':
-      return webhooksCommand(ctx, args);
-    default:
-      throw new UsageError(`unknown command: ${command}`);
-  }
+  const handler = await load();
+  return handler(ctx, args);
 }
-
-export const MIGRATE_USAGE = `dealroom migrate                   applies every migration not yet applied, each in its own transaction
-dealroom migrate --dry-run         lists what would be applied, and applies nothing
-dealroom migrate status            every migration, with when it was applied or "pending"`;
 
 /** \`dealroom migrate [--dry-run | status]\`. */
 async function migrateCommand(ctx: CommandContext, args: string[]): Promise<void> {

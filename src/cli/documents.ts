@@ -4,8 +4,7 @@ import { isUuid } from '../core/ids.ts';
 import { storeDocumentFile } from '../documents/commands.ts';
 import { fileTooLarge, receiveFile } from '../documents/files.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
-
-export const DOCUMENTS_USAGE = `dealroom documents upload DOC_ID FILE                stores FILE (PDF, PNG or JPEG) as the document's content; prints its page count`;
+import { DOCUMENTS_USAGE } from './usage.ts';
 
 /** `dealroom documents upload DOC_ID FILE`: what `PUT /documents/{id}/file` does, from a file on disk. */
 export async function documentsCommand(ctx: CommandContext, args: string[]): Promise<void> {

@@ -4,11 +4,7 @@ import { parseArgs } from 'node:util';
 import { DealRoomClient } from '../../packages/client/index.js';
 import { csvRow } from '../core/csv.ts';
 import { UsageError } from './context.ts';
-
-export const EXPORT_USAGE = `dealroom export viewers|documents|links|analytics --room ID [--format csv|json]
-    [--period 7d|30d|90d|all] [--output FILE] [--api-key KEY] [--base-url URL]
-  The key may also come from DEALROOM_API_KEY (safer than the command line), the base URL
-  from DEALROOM_BASE_URL (default http://127.0.0.1:8080).`;
+import { EXPORT_USAGE } from './usage.ts';
 
 const RESOURCES = ['viewers', 'documents', 'links', 'analytics'] as const;
 type Resource = (typeof RESOURCES)[number];

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { MIGRATE_USAGE } from './commands.ts';
-import { DOCUMENTS_USAGE } from './documents.ts';
-import { EXPORT_USAGE } from './export.ts';
-import { KEYS_USAGE } from './keys.ts';
-import { TEAMS_USAGE } from './teams.ts';
-import { USERS_USAGE } from './users.ts';
-import { WEBHOOKS_USAGE } from './webhooks.ts';
+import {
+  DOCUMENTS_USAGE,
+  EXPORT_USAGE,
+  KEYS_USAGE,
+  MIGRATE_USAGE,
+  TEAMS_USAGE,
+  USERS_USAGE,
+  WEBHOOKS_USAGE,
+} from './usage.ts';
 
 /** Each command's help: what it does, its options, and what it prints. */
 const COMMANDS: Record<string, string> = {

@@ -1,10 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
-
-export const KEYS_USAGE = `dealroom keys create --team TEAM_ID [--name NAME]   prints the new key, alone on its line
-dealroom keys list --team TEAM_ID
-dealroom keys revoke KEY_ID`;
+import { KEYS_USAGE } from './usage.ts';
 
 export async function keysCommand(ctx: CommandContext, args: string[]): Promise<void> {
   const [action, ...rest] = args;

@@ -4,13 +4,9 @@ import { systemClock } from '../core/clock.ts';
 import { runInServer } from '../db/control.ts';
 import { StoreBusyError } from '../db/lock.ts';
 import { openStore } from '../db/open.ts';
-import { IMPORT_STATEMENT_TIMEOUT_MS } from '../import/service.ts';
 import { describeFailure, runStoreCommand, STORE_COMMANDS } from './commands.ts';
 import { UsageError } from './context.ts';
-import { exportCommand } from './export.ts';
 import { helpFor, USAGE, version } from './help.ts';
-import { serve } from './serve.ts';
-import { workerCommand } from './worker.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -39,10 +35,11 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   try {
-    if (command === 'serve') return await serve(config, args);
-    if (command === 'worker') return await workerCommand(config, args);
+    // Each command loads its own modules: a short command starts in a fraction of a second.
+    if (command === 'serve') return await (await import('./serve.ts')).serve(config, args);
+    if (command === 'worker') return await (await import('./worker.ts')).workerCommand(config, args);
     if (command === 'export') {
-      await exportCommand(args);
+      await (await import('./export.ts')).exportCommand(args);
       return 0;
     }
     if (!(STORE_COMMANDS as readonly string[]).includes(command)) {
@@ -67,7 +64,9 @@ async function runWithStore(config: Readonly<Config>, command: string, args: str
     opened = await openStore(
       config,
       undefined,
-      command === 'import' ? { statementTimeoutMs: IMPORT_STATEMENT_TIMEOUT_MS } : {},
+      command === 'import'
+        ? { statementTimeoutMs: (await import('../import/service.ts')).IMPORT_STATEMENT_TIMEOUT_MS }
+        : {},
     );
   } catch (err) {
     if (!(err instanceof StoreBusyError) || !err.holder.socket || !err.holder.secret) throw err;

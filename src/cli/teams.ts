@@ -1,9 +1,7 @@
 import { createTeam } from '../teams/commands.ts';
 import { listTeams } from '../teams/repo.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
-
-export const TEAMS_USAGE = `dealroom teams list                                  every team, oldest first: id, name, created
-dealroom teams create NAME                           prints the new team's id, alone on its line`;
+import { TEAMS_USAGE } from './usage.ts';
 
 export async function teamsCommand(ctx: CommandContext, args: string[]): Promise<void> {
   const [action, ...rest] = args;

@@ -3,9 +3,7 @@ import { inviteUser } from '../users/commands.ts';
 import { teamUsers } from '../users/repo.ts';
 import { isRole } from '../users/roles.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
-
-export const USERS_USAGE = `dealroom users create --team TEAM_ID --email EMAIL [--role owner|admin|member]   prints an invitation address (7 days, once)
-dealroom users list --team TEAM_ID`;
+import { USERS_USAGE } from './usage.ts';
 
 /** The dashboard's people: the first owner of a team comes from here. */
 export async function usersCommand(ctx: CommandContext, args: string[]): Promise<void> {

@@ -3,15 +3,7 @@ import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
 import * as commands from '../webhooks/commands.ts';
 import { listAttempts, listDeadLetters, listEndpoints } from '../webhooks/repo.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
-
-export const WEBHOOKS_USAGE = `dealroom webhooks add --team TEAM_ID --url URL [--events TYPE,...]   prints the secret
-dealroom webhooks list --team TEAM_ID
-dealroom webhooks remove ENDPOINT_ID
-dealroom webhooks rotate-secret ENDPOINT_ID                              prints the new secret
-dealroom webhooks retire-secrets ENDPOINT_ID                             earlier secrets stop signing now
-dealroom webhooks attempts ENDPOINT_ID [--limit N]                       newest first
-dealroom webhooks dead-letters --team TEAM_ID [--limit N]
-dealroom webhooks replay DEAD_LETTER_ID | --endpoint ENDPOINT_ID         one, or all of an endpoint's`;
+import { WEBHOOKS_USAGE } from './usage.ts';
 
 const DEFAULT_LIMIT = 50;
 
