@@ -5,7 +5,7 @@ import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
-import { completeViewRow, insertDownload, insertVisit, lockView } from './repo.ts';
+import { completeViewRow, insertDownload, insertVisit, lockedView, lockView } from './repo.ts';
 import type { DownloadSchema, VisitSchema } from './schemas.ts';
 import { eventTime, linkNotFound, openLink } from './targets.ts';
 import { renderView, type View } from './view-starts.ts';
@@ -48,15 +48,7 @@ export async function completeView(
     await completeViewRow(tx, viewId, input.durationSeconds, tx.now);
     // A view opened on the link page may have grown with its reports: only the rest is added.
     const added = input.durationSeconds - row.duration_seconds;
-    const view = {
-      id: viewId,
-      dealRoomId: row.deal_room_id,
-      documentId: row.document_id,
-      linkId: row.link_id,
-      viewerId: row.viewer_id,
-      startedAt: row.started_at,
-      durationSeconds: input.durationSeconds,
-    };
+    const view = lockedView(viewId, row, input.durationSeconds);
     await applyViewDurations(tx, [{ ...view, addedSeconds: added }]);
     const rendered = renderView(view);
     await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);

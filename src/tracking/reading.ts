@@ -7,7 +7,14 @@ import type { RecordedEvent } from '../events/catalogue.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { batchersByStore, type Settled, WriteBatcher } from '../write/batch.ts';
 import { inWrite, preparing, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { addViewPages, lockViews, recordReports, silentViews, type ViewToComplete } from './repo.ts';
+import {
+  addViewPages,
+  lockedView,
+  lockViews,
+  recordReports,
+  silentViews,
+  type ViewToComplete,
+} from './repo.ts';
 import { renderView, type View } from './view-starts.ts';
 
 /** A view whose page has not reported for this long is completed by the worker. */
@@ -186,18 +193,7 @@ async function record(
   );
   const views = readings.map(({ viewId, row, pages }) => {
     const added = pages.reduce((sum, p) => sum + p.seconds, 0);
-    return {
-      added,
-      view: {
-        id: viewId,
-        dealRoomId: row.deal_room_id,
-        documentId: row.document_id,
-        linkId: row.link_id,
-        viewerId: row.viewer_id,
-        startedAt: row.started_at,
-        durationSeconds: row.duration_seconds + added,
-      },
-    };
+    return { added, view: lockedView(viewId, row, row.duration_seconds + added) };
   });
   await recordReports(
     tx,

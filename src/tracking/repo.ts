@@ -37,6 +37,19 @@ export interface ViewToComplete {
   link_expires_at: Date | null;
 }
 
+/** A locked view as the deltas and its events see it, with its duration as it is to be. */
+export function lockedView(id: string, row: ViewToComplete, durationSeconds: number) {
+  return {
+    id,
+    dealRoomId: row.deal_room_id,
+    documentId: row.document_id,
+    linkId: row.link_id,
+    viewerId: row.viewer_id,
+    startedAt: row.started_at,
+    durationSeconds,
+  };
+}
+
 const LOCK_VIEWS = `SELECT v.id, v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at,
             v.completed_at, v.duration_seconds, v.last_report_at,
             l.short_id, l.enabled AS link_enabled, l.expires_at AS link_expires_at
