@@ -21,6 +21,9 @@ export interface ShownDocument {
   file_type: string | null;
 }
 
+/** A link, with the documents its page asked for. */
+export type ShownLink = PublicLink & { documents: ShownDocument[] };
+
 /** Which of the link's documents a page needs with it: none, all it shows, or one of them. */
 export type ShownSelection = 'none' | 'all' | { id: string };
 
@@ -32,7 +35,7 @@ export async function linkByShortId(
   db: Queryable,
   shortId: string,
   shown: ShownSelection = 'none',
-): Promise<(PublicLink & { documents: ShownDocument[] }) | undefined> {
+): Promise<ShownLink | undefined> {
   const documents =
     shown === 'none'
       ? `'[]'::json`
@@ -47,7 +50,7 @@ export async function linkByShortId(
              AND (l.all_documents OR EXISTS (SELECT 1 FROM link_documents ld
                                               WHERE ld.link_id = l.id AND ld.document_id = d.id))
         ), '[]'::json)`;
-  const [row] = await db.query<PublicLink & { documents: ShownDocument[] }>(
+  const [row] = await db.query<ShownLink>(
     `SELECT l.id, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
             l.allow_download, l.watermark, ${documents} AS documents
        FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id

@@ -16,12 +16,9 @@ import {
   type PublicLink,
   recordGateFailure,
   type ShownDocument,
+  type ShownLink,
   type ShownSelection,
 } from './repo.ts';
-
-/** A link found open, with the documents its page asked for. */
-type OpenedLink = PublicLink & { documents: ShownDocument[] };
-
 import {
   cookie,
   type LinkSession,
@@ -50,7 +47,7 @@ export interface LinkPageDeps {
   signer: () => Promise<Signer>;
   secureCookies: boolean;
   /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
-  findLink: (shortId: string, shown?: ShownSelection) => Promise<OpenedLink | undefined>;
+  findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
 }
 
 /** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
@@ -83,7 +80,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   const { write } = deps;
 
   /** The link, open: 404 when unknown, 410 when disabled or expired. */
-  async function openLink(shortId: string, shown: ShownSelection = 'none'): Promise<OpenedLink> {
+  async function openLink(shortId: string, shown: ShownSelection = 'none'): Promise<ShownLink> {
     if (shortId.length > 200) throw NO_LINK();
     const link = await deps.findLink(shortId, shown);
     if (!link) throw NO_LINK();
@@ -108,10 +105,14 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return fresh;
   }
 
+  /** The session cookie, if the service signed it (whatever gate it passed). */
+  async function signedSession(request: FastifyRequest): Promise<LinkSession | undefined> {
+    return (await deps.signer()).verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
+  }
+
   async function sessionOf(request: FastifyRequest, link: PublicLink): Promise<LinkSession | undefined> {
-    const signer = await deps.signer();
-    const session = signer.verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
-    return session && session.gate === signer.gateOf(link) ? session : undefined;
+    const session = await signedSession(request);
+    return session && session.gate === (await deps.signer()).gateOf(link) ? session : undefined;
   }
 
   async function keepSession(reply: FastifyReply, shortId: string, session: LinkSession): Promise<void> {
@@ -350,7 +351,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   app.post('/v/:shortId/views/:viewId/report', async (request, reply) => {
     const { shortId, viewId } = request.params as { shortId: string; viewId: string };
     const signer = await deps.signer();
-    const session = signer.verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
+    const session = await signedSession(request);
     const body = parseReport(request.body);
     if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
       throw new ApiError('not_found', 'View not found');

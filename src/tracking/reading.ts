@@ -121,16 +121,8 @@ async function reportAll(
     const owners: number[] = [];
     outcomes = items.map((item, i) => {
       const row = rows.get(item.viewId);
-      if (!row || (item.shortId !== undefined && row.short_id !== item.shortId)) {
-        return { ok: false, error: viewNotFound() };
-      }
-      const expired = row.link_expires_at !== null && row.link_expires_at.getTime() <= tx.now.getTime();
-      if (item.shortId !== undefined && (!row.link_enabled || expired)) {
-        return { ok: false, error: new LinkClosedError() };
-      }
-      if (row.completed_at !== null) {
-        return { ok: false, error: new ApiError('conflict', 'This view is already completed') };
-      }
+      const error = refusal(item, row, tx.now);
+      if (error || !row) return { ok: false, error: error ?? viewNotFound() };
       const since = (row.last_report_at ?? row.started_at).getTime();
       const allowed = Math.max(0, Math.ceil((tx.now.getTime() - since) / 1000)) + REPORT_SLACK_SECONDS;
       readings.push({
@@ -154,6 +146,15 @@ async function reportAll(
     if (outcomes[i]?.ok) item.ctx.onCommitted?.(events[i] ?? []);
   });
   return outcomes;
+}
+
+/** Why a report is refused: an unknown view or another link's (404), a closed link (410), a completed view (409). */
+function refusal(item: Submitted, row: ViewToComplete | undefined, now: Date): ApiError | undefined {
+  if (!row || (item.shortId !== undefined && row.short_id !== item.shortId)) return viewNotFound();
+  const expired = row.link_expires_at !== null && row.link_expires_at.getTime() <= now.getTime();
+  if (item.shortId !== undefined && (!row.link_enabled || expired)) return new LinkClosedError();
+  if (row.completed_at !== null) return new ApiError('conflict', 'This view is already completed');
+  return undefined;
 }
 
 /** Completes the views whose page stopped reporting 5 minutes ago (the worker calls it); returns how many. */
@@ -197,10 +198,10 @@ async function record(
   });
   await recordReports(
     tx,
-    readings.map(({ viewId, final }, i) => ({
-      viewId,
-      durationSeconds: (views[i] as (typeof views)[number]).view.durationSeconds,
-      completed: final,
+    views.map(({ view }, i) => ({
+      viewId: view.id,
+      durationSeconds: view.durationSeconds,
+      completed: (readings[i] as Reading).final,
     })),
     tx.now,
   );
