@@ -60,11 +60,22 @@ export async function applyViewersOfViews(
      ), named AS (
        SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, viewer_name
          FROM ${from} WHERE viewer_name <> '' ORDER BY viewer_id, started_at DESC, id DESC
+     ), pairs AS (
+       SELECT viewer_id, document_id, count(*) AS n FROM ${from} GROUP BY 1, 2
+     ), first_seen AS (
+       -- A document is new to its viewer when these rows are all the viewer's views of it:
+       -- at most n + 1 entries of the (viewer_id, document_id) index for each pair, so a
+       -- viewer's thousandth view costs what their first did.
+       SELECT p.viewer_id, count(*)::int AS documents
+         FROM pairs p
+        WHERE (SELECT count(*) FROM (SELECT 1 FROM views v
+                                      WHERE v.viewer_id = p.viewer_id AND v.document_id = p.document_id
+                                      LIMIT p.n + 1) seen) = p.n
+        GROUP BY 1
      ), cur AS (
        SELECT w.id, w.deal_room_id, w.total_views AS old_views, w.last_viewed_at AS old_last,
               agg.n, agg.duration, agg.first_at,
-              -- O(this viewer's views), through the (viewer_id, document_id) index.
-              (SELECT count(DISTINCT v.document_id)::int FROM views v WHERE v.viewer_id = w.id) AS documents,
+              w.documents_viewed + coalesce(fs.documents, 0) AS documents,
               (w.last_viewed_at IS NULL OR (l.started_at, l.id) > (w.last_viewed_at, w.last_view_id)) AS newer,
               l.started_at AS last_at, l.id AS last_id, l.link_id AS last_link,
               (nm.id IS NOT NULL AND (w.name_at IS NULL OR (nm.started_at, nm.id) > (w.name_at, w.name_view_id))) AS renamed,
@@ -73,6 +84,7 @@ export async function applyViewersOfViews(
          JOIN agg ON agg.viewer_id = w.id
          JOIN latest l ON l.viewer_id = w.id
          LEFT JOIN named nm ON nm.viewer_id = w.id
+         LEFT JOIN first_seen fs ON fs.viewer_id = w.id
      ), changed AS (
        UPDATE viewers w SET
               total_views = w.total_views + cur.n,

@@ -21,7 +21,7 @@ export interface QueryOptions {
    * plan, under this name (one name, one text) or, with `true`, a name made from its text.
    * For the hottest statements (the link page's, the batches of live tracking), whose best
    * plan does not depend on their parameters and whose text is one of a few. The embedded
-   * store ignores it.
+   * store keeps them too, by text (pglite-thread.ts).
    */
   prepared?: string | true | undefined;
 }

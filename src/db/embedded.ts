@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../core/threads.ts';
-import type { Database, Queryable } from './database.ts';
+import type { Database, Queryable, QueryOptions } from './database.ts';
 import type { ThreadReply, ThreadRequest } from './pglite-thread.ts';
 
 /** A statement ran past the embedded store's time limit; its thread was abandoned. */
@@ -132,8 +132,12 @@ export async function openEmbedded(
   };
 
   const queryable = (forGeneration?: number): Queryable => ({
-    async query<Row>(sql: string, params?: readonly unknown[]) {
-      return (await send({ op: 'query', sql, params: [...(params ?? [])] }, forGeneration)) as Row[];
+    async query<Row>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
+      const prepared = Boolean(options?.prepared);
+      return (await send(
+        { op: 'query', sql, params: [...(params ?? [])], prepared },
+        forGeneration,
+      )) as Row[];
     },
     async exec(script: string) {
       await send({ op: 'exec', sql: script }, forGeneration);
@@ -149,7 +153,7 @@ export async function openEmbedded(
 
   return {
     kind: 'embedded',
-    query: (sql, params) => exclusive(() => direct.query(sql, params)),
+    query: (sql, params, options) => exclusive(() => direct.query(sql, params, options)),
     exec: (script) => exclusive(() => direct.exec(script)),
     copyFrom: (table, columns, text) => exclusive(() => direct.copyFrom(table, columns, text)),
     transaction: (work) =>

@@ -5,11 +5,11 @@
  * message per statement and may abandon this thread when a statement runs too long.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, parse, protocol } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
 export type ThreadRequest =
-  | { id: number; op: 'query'; sql: string; params: unknown[] }
+  | { id: number; op: 'query'; sql: string; params: unknown[]; prepared?: boolean }
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'copy'; sql: string; text: string }
   | { id: number; op: 'close' };
@@ -59,6 +59,59 @@ class PrivateNodeFS extends NodeFS {
   }
 }
 
+/** The most statements kept prepared; past it, statements run as they come (unprepared). */
+const MAX_PREPARED = 256;
+
+/**
+ * Statements parsed and planned once and then run by name (QueryOptions.prepared), as the
+ * PostgreSQL pool's connections keep them: PGlite's own query() parses, describes and
+ * plans its statement at every call, which on the hottest statements (the link page's, the
+ * batches of live tracking) costs several times what running them does. Keyed by text; the
+ * extended protocol's messages go in one exchange ending in Sync, so an error leaves the
+ * session ready for the next statement (inside a transaction, aborted as any error would).
+ */
+class PreparedStatements {
+  private readonly statements = new Map<string, { name: string; types: number[] }>();
+
+  constructor(private readonly db: PGlite) {}
+
+  async query(sql: string, params: readonly unknown[]): Promise<unknown[] | undefined> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= MAX_PREPARED) return undefined;
+      const name = `dealroom_${this.statements.size + 1}`;
+      const described = await this.exchange(
+        protocol.serialize.parse({ name, text: sql, types: [] }),
+        protocol.serialize.describe({ type: 'S', name }),
+      );
+      statement = { name, types: parse.parseDescribeStatementResults(described) };
+      this.statements.set(sql, statement);
+    }
+    const { types } = statement;
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.db.serializers[types[i] as number];
+      return serializer ? serializer(value) : String(value);
+    });
+    const messages = await this.exchange(
+      protocol.serialize.bind({ statement: statement.name, values }),
+      protocol.serialize.describe({ type: 'P' }),
+      protocol.serialize.execute({}),
+    );
+    return parse.parseResults(messages, this.db.parsers)[0]?.rows ?? [];
+  }
+
+  /** Messages and a Sync in one exchange; the first error is thrown once the session is ready again. */
+  private async exchange(...messages: Uint8Array[]): Promise<Parameters<typeof parse.parseResults>[0]> {
+    const result = await this.db.execProtocol(Buffer.concat([...messages, protocol.serialize.sync()]), {
+      throwOnError: false,
+    });
+    const error = result.messages.find((m) => m.name === 'error');
+    if (error) throw error;
+    return result.messages;
+  }
+}
+
 async function serve(port: NonNullable<typeof parentPort>, dataDir: string | undefined): Promise<void> {
   let db: PGlite;
   try {
@@ -70,12 +123,15 @@ async function serve(port: NonNullable<typeof parentPort>, dataDir: string | und
     port.postMessage({ failed: err instanceof Error ? err.message : String(err) } satisfies ThreadReply);
     return;
   }
+  const prepared = new PreparedStatements(db);
   port.on('message', async (request: ThreadRequest) => {
     try {
       switch (request.op) {
         case 'query': {
-          const result = await db.query(request.sql, request.params);
-          port.postMessage({ id: request.id, rows: result.rows } satisfies ThreadReply);
+          const rows =
+            (request.prepared ? await prepared.query(request.sql, request.params) : undefined) ??
+            (await db.query(request.sql, request.params)).rows;
+          port.postMessage({ id: request.id, rows } satisfies ThreadReply);
           break;
         }
         case 'exec':

@@ -13,11 +13,21 @@ export async function insertVisit(
   );
 }
 
-/** Views started together, as the delta module's literal rows. */
-export async function insertViews(tx: Queryable, rows: Rows): Promise<void> {
+/**
+ * Views started together, as the delta module's literal rows; those opened on the link page
+ * (`reporting`) are marked as reporting from `at` in the same statement: they report their
+ * reading (tracking/reading.ts), and the worker completes them when the reports stop.
+ */
+export async function insertViews(
+  tx: Queryable,
+  rows: Rows,
+  reporting: { ids: readonly string[]; at: Date },
+): Promise<void> {
+  const n = rows.params.length;
   await tx.query(
-    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}) ${rows.sql}`,
-    rows.params,
+    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}, last_report_at)
+     SELECT s.*, CASE WHEN s.id = ANY ($${n + 1}::uuid[]) THEN $${n + 2}::timestamptz END FROM (${rows.sql}) s`,
+    [...rows.params, reporting.ids, reporting.at],
   );
 }
 
@@ -169,12 +179,6 @@ export async function insertAndLockViewers(
       ORDER BY v.id FOR UPDATE OF v`,
     [rooms, identities],
   );
-}
-
-/** Views opened on the link page: they report their reading, and the worker completes them when the reports stop. */
-export async function markViewsReporting(tx: Queryable, ids: readonly string[], at: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.query('UPDATE views SET last_report_at = $2 WHERE id = ANY ($1::uuid[])', [ids, at]);
 }
 
 /** Active seconds read on a page of a view. */

@@ -21,7 +21,7 @@ import {
   type WriteContext,
   type WriteTx,
 } from '../write/transaction.ts';
-import { insertViews, markViewsReporting } from './repo.ts';
+import { insertViews } from './repo.ts';
 import type { ViewSchema } from './schemas.ts';
 import { eventTime, type LinkTarget, linkNotFound, openLinks } from './targets.ts';
 import { type LockedViewer, lockViewers, type ViewerInput, viewerIdentity } from './viewers.ts';
@@ -208,12 +208,10 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
     durationSeconds: 0,
   }));
   const rows = viewRows(views);
-  await insertViews(tx, rows);
-  await markViewsReporting(
-    tx,
-    views.filter((_, i) => checked[i]?.progress.start.reporting).map((v) => v.id),
-    tx.now,
-  );
+  await insertViews(tx, rows, {
+    ids: views.filter((_, i) => checked[i]?.progress.start.reporting).map((v) => v.id),
+    at: tx.now,
+  });
   // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
   const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
 
