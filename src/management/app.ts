@@ -103,9 +103,12 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   const checkToken = adminTokenChecker(deps.adminToken);
   const tokenFailures = managementMetrics(metrics).tokenFailures;
   const throttle = new FailureThrottle(ADMIN_TOKEN_THROTTLE);
-  // Every request, the OpenAPI document included (contract.md section 6). A client address
-  // that sent a wrong or missing token too often waits, whatever it sends next.
+  // Every request, the OpenAPI document included (contract.md section 6). The right token is
+  // always served; an address that sent too many wrong or missing ones waits for its window
+  // to pass before it is told 401 again, so a misconfigured client never locks the operator out.
   app.addHook('onRequest', async (request) => {
+    const refused = checkToken(request.headers.authorization);
+    if (!refused) return;
     const nowMs = deps.clock.now().getTime();
     const wait = throttle.waitSeconds(request.ip, nowMs);
     if (wait > 0) {
@@ -114,12 +117,9 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
         'Retry-After': String(wait),
       });
     }
-    const refused = checkToken(request.headers.authorization);
-    if (refused) {
-      tokenFailures.inc({ reason: refused.message === 'Admin token is required' ? 'missing' : 'invalid' });
-      throttle.fail(request.ip, nowMs);
-      throw refused;
-    }
+    tokenFailures.inc({ reason: refused.message === 'Admin token is required' ? 'missing' : 'invalid' });
+    throttle.fail(request.ip, nowMs);
+    throw refused;
   });
   // Ids are compared and stored as lower-case UUIDs: one sent in upper case is not echoed so.
   app.addHook('preValidation', async (request) => {
