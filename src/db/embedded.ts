@@ -15,6 +15,11 @@ export class StatementTimeoutError extends Error {
 export interface EmbeddedOptions {
   /** Like PostgreSQL's statement_timeout (which PGlite does not enforce); default 15 s. */
   statementTimeoutMs?: number;
+  /**
+   * A data folder dumped as a tarball (PGlite's dumpDataDir): a store without data of its own
+   * starts as a copy of it instead of an empty cluster (tests clone one migrated store).
+   */
+  loadDataDir?: string | undefined;
 }
 
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -54,7 +59,10 @@ export async function openEmbedded(
   };
 
   const start = async (): Promise<Worker> => {
-    const thread = spawnModuleThread(import.meta.url, 'pglite-thread', { dataDir });
+    const thread = spawnModuleThread(import.meta.url, 'pglite-thread', {
+      dataDir,
+      loadDataDir: options.loadDataDir,
+    });
     let onError: (err: Error) => void = () => undefined;
     let onExit: (code: number) => void = () => undefined;
     let onMessage: (reply: ThreadReply) => void = () => undefined;

@@ -4,6 +4,8 @@
  * request (and /healthz) for as long as it runs. The main thread (embedded.ts) sends one
  * message per statement and may abandon this thread when a statement runs too long.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
@@ -112,12 +114,23 @@ class PreparedStatements {
   }
 }
 
-async function serve(port: NonNullable<typeof parentPort>, dataDir: string | undefined): Promise<void> {
+interface ThreadData {
+  dataDir?: string | undefined;
+  /** A tarball of a data folder to start from when the store has none yet. */
+  loadDataDir?: string | undefined;
+}
+
+async function serve(
+  port: NonNullable<typeof parentPort>,
+  { dataDir, loadDataDir }: ThreadData,
+): Promise<void> {
   let db: PGlite;
   try {
+    const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
+    const load = loadDataDir && fresh ? { loadDataDir: new Blob([readFileSync(loadDataDir)]) } : {};
     db = dataDir
-      ? new PGlite({ fs: new PrivateNodeFS(dataDir), postgresqlconf: EMBEDDED_SETTINGS })
-      : new PGlite();
+      ? new PGlite({ fs: new PrivateNodeFS(dataDir), postgresqlconf: EMBEDDED_SETTINGS, ...load })
+      : new PGlite(load);
     await db.waitReady;
   } catch (err) {
     port.postMessage({ failed: err instanceof Error ? err.message : String(err) } satisfies ThreadReply);
@@ -161,4 +174,4 @@ async function serve(port: NonNullable<typeof parentPort>, dataDir: string | und
   port.postMessage({ ready: true } satisfies ThreadReply);
 }
 
-if (parentPort) await serve(parentPort, (workerData as { dataDir?: string }).dataDir);
+if (parentPort) await serve(parentPort, workerData as ThreadData);

@@ -1,11 +1,13 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { makeTemplates, type StoreTemplates } from './templates.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
     redisUrl: string;
+    templates: StoreTemplates;
   }
 }
 
@@ -14,9 +16,9 @@ export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 /**
  * Decides once whether the shared suites also run on PostgreSQL: TEST_DATABASE_URL, or the
  * local server when it answers. With REQUIRE_POSTGRES=1 (CI) an unreachable server fails
- * the run instead of skipping those suites.
+ * the run instead of skipping those suites. Makes the stores' templates, removed after the run.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
   const reachable = await canConnect(url);
   if (!reachable && process.env.REQUIRE_POSTGRES === '1') {
@@ -34,6 +36,11 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   if (!redisReachable) console.warn(`Redis not reachable at ${redisUrl}: skipping the Redis suites`);
   project.provide('redisUrl', redisReachable ? redisUrl : '');
+
+  // Each store is migrated once per run; every suite gets a copy (testing/stores.ts).
+  const { templates, remove } = await makeTemplates(reachable ? url : '');
+  project.provide('templates', templates);
+  return remove;
 }
 
 export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';

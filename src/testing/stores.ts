@@ -1,11 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
-import { loadMigrations, migrate } from '../db/migrate.ts';
+import { type Migration, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
 import { tempDir } from './temp.ts';
+import { databaseUrl } from './templates.ts';
 
 export type StoreKind = 'embedded' | 'postgres';
 
@@ -26,33 +29,59 @@ export function postgresUrl(): string {
   return inject('postgresUrl');
 }
 
+/** A test store, and on PostgreSQL the address of its own database. */
+export type TestStore = Database & { url?: string };
+
 /**
- * A migrated, empty store of its own: an in-memory PGlite, or a fresh schema on the test
- * PostgreSQL that `close` drops.
+ * A migrated, empty store of its own, cloned from the run's template: an in-memory PGlite
+ * loaded from the migrated tarball, or a database created from the migrated template that
+ * `close` drops. A store at other migrations (the migration tests) is migrated here instead.
  */
 export async function openTestStore(
   kind: StoreKind,
   pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number; lockTimeoutMs?: number } = {},
-  migrations = loadMigrations(),
-): Promise<Database> {
+  migrations?: Migration[],
+): Promise<TestStore> {
+  const templates = inject('templates');
   if (kind === 'embedded') {
     // Tests share two cores with a browser and several servers: a statement may wait its turn
     // far longer than in service, and a timeout would restart an in-memory store empty.
-    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
-    await migrate(db, migrations);
+    const db = await openEmbedded(undefined, {
+      statementTimeoutMs: 60_000,
+      loadDataDir: migrations ? undefined : templates.embeddedMigrated,
+    });
+    if (migrations) await migrate(db, migrations);
     return db;
   }
-  const url = inject('postgresUrl');
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const db = await openPostgres({ connectionString: url, schema, maxConnections: 4, ...pool });
-  await migrate(db, migrations);
+  const server = inject('postgresUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(
+    server,
+    migrations
+      ? `CREATE DATABASE ${quoteIdent(name)}`
+      : `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(templates.postgresTemplate)}`,
+  );
+  const url = databaseUrl(server, name);
+  const db = await openPostgres({ connectionString: url, maxConnections: 4, ...pool });
+  if (migrations) await migrate(db, migrations);
   return {
     ...db,
+    url,
     async close() {
-      await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await db.close();
+      await adminQuery(server, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
     },
   };
+}
+
+async function adminQuery(server: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
 }
 
 /**
@@ -71,29 +100,23 @@ export function freshStores(kind: StoreKind): () => Promise<Record<string, strin
   };
 }
 
-/** Environment selecting a fresh store of the kind: a new data folder, or a new database. */
+/**
+ * Environment selecting a fresh, unmigrated store of the kind: a new data folder holding a
+ * copy of the template's empty cluster (booting one costs seconds), or a new database.
+ */
 export async function freshStoreEnv(
   kind: StoreKind,
 ): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const dataDir = tempDir('cli');
   // The web app on any free port: suites start services side by side.
   if (kind === 'embedded') {
+    cpSync(inject('templates').embeddedEmpty, join(dataDir, 'pgdata'), { recursive: true });
     return { env: { DATA_DIR: dataDir, DATABASE_URL: '', WEB_PORT: '0' }, drop: async () => {} };
   }
   const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: postgresUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl());
-  url.pathname = `/${name}`;
+  await adminQuery(postgresUrl(), `CREATE DATABASE ${name}`);
   return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_PORT: '0' },
-    drop: async () => {
-      const client = new pg.Client({ connectionString: postgresUrl() });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
+    env: { DATABASE_URL: databaseUrl(postgresUrl(), name), DATA_DIR: dataDir, WEB_PORT: '0' },
+    drop: () => adminQuery(postgresUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }

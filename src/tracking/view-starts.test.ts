@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
-import type { Database } from '../db/database.ts';
 import { outboxMetrics } from '../events/metrics.ts';
 import { testApp } from '../testing/app.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { expectFiguresMatch } from '../testing/recompute.ts';
-import { openTestStore, postgresUrl, type StoreKind, storeKinds } from '../testing/stores.ts';
+import { openTestStore, type StoreKind, storeKinds, type TestStore } from '../testing/stores.ts';
 import { openViewStartThread, type ViewStartThread } from './view-thread.ts';
 
 const MINUTE = 60_000;
@@ -30,7 +29,7 @@ describe.each(modes)('view starts arriving together (%s store, %s)', (kind, mode
   // The thread reads the system clock, so every mode runs on real time, with explicit times.
   const clock = new ManualClock(new Date());
   const metrics = createMetrics();
-  let db: Database;
+  let db: TestStore;
   let thread: ViewStartThread | undefined;
   let api: Awaited<ReturnType<typeof testApp>>;
   let admin: Awaited<ReturnType<typeof managementClient>>;
@@ -38,10 +37,7 @@ describe.each(modes)('view starts arriving together (%s store, %s)', (kind, mode
   beforeAll(async () => {
     db = await openTestStore(kind);
     if (mode === 'thread') {
-      const [{ schema }] = (await db.query<{ schema: string }>('SELECT current_schema() AS schema')) as [
-        { schema: string },
-      ];
-      thread = await openViewStartThread({ connectionString: postgresUrl(), schema, maxConnections: 2 });
+      thread = await openViewStartThread({ connectionString: db.url as string, maxConnections: 2 });
     }
     api = await testApp(db, clock);
     admin = await managementClient(db, clock, metrics, { startView: thread?.startView });
