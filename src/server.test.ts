@@ -2,6 +2,7 @@ import { connect, createServer } from 'node:net';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from './config.ts';
+import { DEMO_LINK_SHORT_ID } from './seed/demo.ts';
 import { type ServerOptions, startServer } from './server.ts';
 import { freshStores, storeKinds } from './testing/stores.ts';
 
@@ -10,6 +11,30 @@ const ADMIN_TOKEN = 'server-test-admin-token';
 /** The whole service on loopback with a silent log: on free ports unless told otherwise. */
 function startQuiet(config: Config, options: Partial<ServerOptions> = {}) {
   return startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }), ...options });
+}
+
+/** A browser on the link page: its cookies kept, redirects not followed. */
+function linkPageVisitor(base: string) {
+  const jar = new Map<string, string>();
+  return {
+    async request(path: string, form?: Record<string, string>) {
+      const response = await fetch(`${base}${path}`, {
+        method: form ? 'POST' : 'GET',
+        redirect: 'manual',
+        headers: {
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
+      for (const line of response.headers.getSetCookie()) {
+        const [pair = ''] = line.split(';');
+        const at = pair.indexOf('=');
+        if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return response;
+    },
+  };
 }
 
 describe.each(storeKinds())('the whole service in process (%s store)', (kind) => {
@@ -38,6 +63,27 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
     });
     expect(team.status).toBe(201);
     expect((await fetch(`${server.readApi}/readyz`)).status).toBe(200);
+
+    // A view started on the link page is counted where /metrics is read, as the APIs' are.
+    const metric = async () => {
+      const text = await (
+        await fetch(`${server.managementApi}/metrics`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).text();
+      return Number(/^dealroom_events_recorded_total\{type="view.started"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await metric();
+    const reader = linkPageVisitor(server.webApp as string);
+    const gate = await reader.request(`/v/${DEMO_LINK_SHORT_ID}`);
+    const token = /name="token" value="([^"]+)"/.exec(await gate.text())?.[1] ?? '';
+    const passed = await reader.request(`/v/${DEMO_LINK_SHORT_ID}`, { token, email: 'metrics@example.com' });
+    expect(passed.status).toBe(303);
+    const room = await (await reader.request(`/v/${DEMO_LINK_SHORT_ID}`)).text();
+    const viewer = new RegExp(`/v/${DEMO_LINK_SHORT_ID}/d/[0-9a-f-]{36}`).exec(room)?.[0];
+    expect(viewer).toBeDefined();
+    expect((await reader.request(viewer as string)).status).toBe(200);
+    expect(await metric()).toBe(before + 1);
 
     await server.close();
     await expect(fetch(`${server.readApi}/healthz`)).rejects.toThrow();

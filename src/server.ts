@@ -10,6 +10,7 @@ import { type CommandResult, controlSocketPath, startControlServer } from './db/
 import type { Database } from './db/database.ts';
 import { migrate, requireCurrentSchema } from './db/migrate.ts';
 import { openStore } from './db/open.ts';
+import { trackPool } from './db/metrics.ts';
 import { openPostgres } from './db/postgres.ts';
 import { trackWebhookQueue } from './delivery/metrics.ts';
 import { startWorker } from './delivery/start.ts';
@@ -23,6 +24,7 @@ import { hasDemoTeam, isEmpty, renewDemoKey, renewDemoUser, seedDemo } from './s
 import { createViewStartWriter } from './tracking/view-starts.ts';
 import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
 import { buildWebApp } from './web/app.ts';
+import { writeContexts } from './write/context.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -114,6 +116,19 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     closers.push(() => limiter.close());
     trackWebhookQueue(metrics, db, clock);
 
+    // The one factory of write contexts, per pool: every event a write records is counted
+    // (dealroom_events_recorded_total) and wakes the in-process webhook worker.
+    const writesOn = (store: Database) =>
+      writeContexts({
+        db: store,
+        clock,
+        appUrl: config.appUrl,
+        allowPrivateUrls: config.webhooks.allowPrivateUrls,
+        metrics,
+        onEvents: () => worker?.wake(),
+      });
+    trackPool(metrics, db, 'main');
+
     let closing = false;
     // From close() on, /readyz answers 503 so a load balancer stops sending requests,
     // while every request already received is still answered.
@@ -146,7 +161,11 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       // On PostgreSQL the writes get a pool of their own: a burst of tracking writes
       // waiting on a busy room's row locks cannot take the connections reads need.
       const writeDb = config.databaseUrl ? await openPostgresPool(config, config.pool.size) : undefined;
-      if (writeDb) closers.push(() => writeDb.close());
+      if (writeDb) {
+        closers.push(() => writeDb.close());
+        trackPool(metrics, writeDb, 'writes');
+      }
+      const writeContext = writesOn(writeDb ?? db);
       // View starts, the bulk of live tracking, are written in a thread of their own there,
       // so that their transactions' round trips do not queue behind the read requests.
       const viewThread: ViewStartThread | undefined = config.databaseUrl
@@ -170,7 +189,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           fileMaxBytes: config.web.fileMaxBytes,
           logger,
           metrics,
-          onEvents: () => worker?.wake(),
+          writeContext,
         });
         activity.track(management);
         closers.push(() => management.close());
@@ -193,7 +212,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           fileMaxBytes: config.web.fileMaxBytes,
           mailer,
-          onEvents: () => worker?.wake(),
+          writeContext,
         });
         activity.track(web);
         closers.push(() => web.close());
@@ -223,8 +242,11 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       const workerDb = config.databaseUrl
         ? await openPostgres({ connectionString: config.databaseUrl, maxConnections: WORKER_CONNECTIONS })
         : undefined;
-      if (workerDb) closers.push(() => workerDb.close());
-      const started = startWorker(config, workerDb ?? db, logger, metrics);
+      if (workerDb) {
+        closers.push(() => workerDb.close());
+        trackPool(metrics, workerDb, 'worker');
+      }
+      const started = startWorker(config, workerDb ?? db, logger, metrics, writesOn(workerDb ?? db));
       worker = started;
       closers.push(() => started.stop());
     }

@@ -1,8 +1,9 @@
 import { newId } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
 
-/** Who made a change in the dashboard. */
-export interface Actor {
+/** A person of a team making a change in the dashboard: every change of theirs is logged. */
+export interface UserActor {
+  kind: 'user';
   teamId: string;
   userId: string;
   email: string;
@@ -44,7 +45,7 @@ export function withoutSecrets(value: unknown): unknown {
 /** Writes one entry, in the transaction of the change it describes. */
 export async function recordAudit(
   tx: Queryable & { now: Date },
-  actor: Actor,
+  actor: UserActor,
   entry: AuditEntry,
 ): Promise<void> {
   await tx.query(

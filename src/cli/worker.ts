@@ -53,7 +53,7 @@ export async function workerCommand(config: Readonly<Config>, args: string[]): P
     await requireCurrentSchema(db);
     const metrics = createMetrics().withDefaults();
     trackWebhookQueue(metrics, db, systemClock);
-    trackPool(metrics, db);
+    trackPool(metrics, db, 'worker');
     const worker = startWorker(config, db, logger, metrics);
     if (metricsPort !== undefined && adminToken) {
       metricsServer = await serveMetrics(metrics, adminToken, config.management.host, metricsPort);

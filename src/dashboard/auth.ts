@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../audit/repo.ts';
+import type { UserActor } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { cookie, readCookies } from '../link-page/session.ts';
@@ -24,7 +24,8 @@ export interface DashboardUser {
   csrf: string;
 }
 
-export const actorOf = (user: DashboardUser): Actor => ({
+export const actorOf = (user: DashboardUser): UserActor => ({
+  kind: 'user',
   teamId: user.teamId,
   userId: user.id,
   email: user.email,

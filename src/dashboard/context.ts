@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuditEntry, recordAudit } from '../audit/repo.ts';
+import type { AuditEntry } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
@@ -10,6 +10,7 @@ import type { Signer } from '../link-page/session.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import type { Role } from '../users/roles.ts';
+import type { WriteContexts } from '../write/context.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { actorOf, checkChange, type DashboardUser, requireUser } from './auth.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -17,7 +18,9 @@ import { DashboardError, notFound } from './errors.ts';
 export interface DashboardDeps {
   db: Database;
   clock: Clock;
-  write: WriteContext;
+  /** The process's write contexts (write/context.ts). */
+  writeContext: WriteContexts;
+  appUrl: string;
   secureCookies: boolean;
   signer: () => Promise<Signer>;
   fileMaxBytes: number;
@@ -84,6 +87,23 @@ export function changing(deps: DashboardDeps, handler: Handler, allowed?: (role:
 }
 
 /**
+ * The context of a change the user makes: they act, within their team (another team's id is
+ * not found by any loader), and the audit entry `audit` describes is written in the change's
+ * own transaction.
+ */
+export function userWrite<T>(
+  deps: DashboardDeps,
+  user: DashboardUser,
+  audit: (result: T) => AuditEntry,
+): WriteContext {
+  return deps.writeContext({
+    actor: actorOf(user),
+    teamId: user.teamId,
+    audit: (result) => audit(result as T),
+  });
+}
+
+/**
  * Runs a domain function as the user: the same function, transaction and events as the
  * management API, with the audit log entry written in that transaction. `after` describes
  * the result for the log (the result itself unless given).
@@ -94,18 +114,15 @@ export async function asUser<T>(
   entry: Omit<AuditEntry, 'after'> & { after?: (result: T) => unknown },
   work: (ctx: WriteContext) => Promise<T>,
 ): Promise<T> {
-  const ctx: WriteContext = {
-    ...deps.write,
-    alongside: async (tx, result) => {
-      const created = result as { id?: string } | undefined;
-      await recordAudit(tx, actorOf(user), {
-        action: entry.action,
-        subject: { type: entry.subject.type, id: entry.subject.id ?? created?.id },
-        before: entry.before,
-        after: entry.after ? entry.after(result as T) : result,
-      });
+  const ctx = userWrite<T>(deps, user, (result) => ({
+    action: entry.action,
+    subject: {
+      type: entry.subject.type,
+      id: entry.subject.id ?? (result as { id?: string } | undefined)?.id,
     },
-  };
+    before: entry.before,
+    after: entry.after ? entry.after(result) : result,
+  }));
   try {
     return await work(ctx);
   } catch (err) {

@@ -119,7 +119,7 @@ export const linkRoutes: Route = (app, deps) => {
     if (!link) throw notFound();
     return link;
   };
-  const url = (link: LinkListRow) => `${deps.write.appUrl}/v/${link.short_id}`;
+  const url = (link: LinkListRow) => `${deps.appUrl}/v/${link.short_id}`;
 
   app.get(
     '/app/rooms/:id/links',

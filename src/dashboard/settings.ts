@@ -3,7 +3,15 @@ import { type Html, html } from '../core/html.ts';
 import { newId } from '../core/ids.ts';
 import { EVENT_TYPES, type EventType } from '../events/catalogue.ts';
 import { createApiKey, listApiKeys, MAX_ACTIVE_KEYS_PER_TEAM, revokeApiKey } from '../keys/commands.ts';
-import { changePassword, changeRole, checkNewPassword, inviteUser, removeUser } from '../users/commands.ts';
+import {
+  changePassword,
+  changeRole,
+  checkNewPassword,
+  type Invitation,
+  inviteUser,
+  type RoleChange,
+  removeUser,
+} from '../users/commands.ts';
 import { deleteSession, openInvitations, teamUsers, userSessions } from '../users/repo.ts';
 import { isRole, ROLES } from '../users/roles.ts';
 import {
@@ -35,6 +43,7 @@ import {
   redirect,
   signedIn,
   subjectAction,
+  userWrite,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -486,13 +495,16 @@ ${table({
         const role = form.get('role');
         if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
         const invitation = await inviteUser(
-          deps.write,
+          userWrite<Invitation>(deps, user, (done) => ({
+            action: 'user.invited',
+            subject: { type: 'user', id: done.userId },
+            after: { email: done.email, role: done.role, expiresAt: done.expiresAt },
+          })),
           { teamId: user.teamId, email: form.get('email'), role },
-          actorOf(user),
         ).catch((err) => {
           throw asPage(err);
         });
-        const address = `${deps.write.appUrl}${invitation.path}`;
+        const address = `${deps.appUrl}${invitation.path}`;
         let mailed = '';
         if (deps.mailer) {
           try {
@@ -532,7 +544,13 @@ ${table({
       async (request, reply, user) => {
         const role = formOf(request).get('role');
         if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
-        await changeRole(deps.write, idParam(request), role, actorOf(user)).catch((err) => {
+        const ctx = userWrite<RoleChange>(deps, user, (done) => ({
+          action: 'user.role_changed',
+          subject: { type: 'user', id: done.id },
+          before: { email: done.email, role: done.before },
+          after: { email: done.email, role: done.after },
+        }));
+        await changeRole(ctx, idParam(request), role).catch((err) => {
           throw asPage(err);
         });
         return redirect(reply, '/app/settings/users?done=user-saved');
@@ -549,7 +567,12 @@ ${table({
         const id = idParam(request);
         if (id === user.id)
           throw new DashboardError(409, 'That cannot be done now', 'You cannot remove yourself.');
-        await removeUser(deps.write, id, actorOf(user)).catch((err) => {
+        const ctx = userWrite<{ id: string; email: string; role: string }>(deps, user, (done) => ({
+          action: 'user.removed',
+          subject: { type: 'user', id: done.id },
+          before: { email: done.email, role: done.role },
+        }));
+        await removeUser(ctx, id).catch((err) => {
           throw asPage(err);
         });
         return redirect(reply, '/app/settings/users?done=user-removed');
@@ -682,11 +705,13 @@ ${table({
         return htmlPage(reply, body, 400);
       }
       const changed = await changePassword(
-        deps.write,
+        userWrite(deps, user, () => ({
+          action: 'user.password_changed',
+          subject: { type: 'user', id: user.id },
+        })),
         { id: user.id, sessionId: user.sessionId },
         String(form.raw.current ?? ''),
         next,
-        actorOf(user),
       );
       if (!changed) {
         const { body } = await accountPage(user, problem('The current password is not right'));

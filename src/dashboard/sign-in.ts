@@ -4,6 +4,7 @@ import { html } from '../core/html.ts';
 import { cookie, readCookies } from '../link-page/session.ts';
 import { acceptInvitation, checkNewPassword, openInvitation, signIn } from '../users/commands.ts';
 import { deleteSession } from '../users/repo.ts';
+import { VISITOR } from '../write/context.ts';
 import { currentUser, endedSessionCookie, sameToken, sessionCookie } from './auth.ts';
 import { formOf, htmlPage, type Route, redirect } from './context.ts';
 import { DashboardError } from './errors.ts';
@@ -52,7 +53,7 @@ export const signInRoutes: Route = (app, deps) => {
     if (!(await checkFormToken(request, 'login', form.get('_form')))) {
       return htmlPage(reply, signInPage(token, next, 'This form has expired. Please try again.'), 403);
     }
-    const result = await signIn(deps.write, form.get('email'), form.get('password'), {
+    const result = await signIn(deps.writeContext(VISITOR), form.get('email'), form.get('password'), {
       userAgent: String(request.headers['user-agent'] ?? ''),
       address: request.ip,
     });
@@ -114,7 +115,7 @@ export const signInRoutes: Route = (app, deps) => {
     const password = String(form.raw.password ?? '');
     const wrong = checkNewPassword(password, String(form.raw.confirm ?? ''));
     if (wrong) return htmlPage(reply, invitePage(token, invitation.email, formTokenNow, wrong), 400);
-    const session = await acceptInvitation(deps.write, token, password, {
+    const session = await acceptInvitation(deps.writeContext(VISITOR), token, password, {
       userAgent: String(request.headers['user-agent'] ?? ''),
       address: request.ip,
     }).catch(() => {

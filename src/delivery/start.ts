@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import type { WriteContexts } from '../write/context.ts';
 import { WEBHOOK_USER_AGENT } from './sender.ts';
 import { DeliveryWorker, type WorkerLogger } from './worker.ts';
 
@@ -11,6 +12,7 @@ export function startWorker(
   db: Database,
   logger: WorkerLogger,
   metrics?: Metrics,
+  writeContext?: WriteContexts,
 ): DeliveryWorker {
   const worker = new DeliveryWorker({
     db,
@@ -22,6 +24,7 @@ export function startWorker(
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     userAgent: WEBHOOK_USER_AGENT,
+    writeContext,
   });
   worker.start();
   return worker;

@@ -2,10 +2,10 @@ import type { Clock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { isConnectionError } from '../db/database.ts';
-import { countRecorded } from '../events/metrics.ts';
 import { GATE_FAILURES, pruneGateFailures } from '../link-page/repo.ts';
 import { raiseLinkExpiries } from '../links/commands.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
+import { SYSTEM, type WriteContexts, writeContexts } from '../write/context.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
 import { deliveryMetrics } from './metrics.ts';
 import {
@@ -53,6 +53,8 @@ export interface WorkerOptions {
   expiryEveryMs?: number;
   resolve?: Resolver;
   random?: () => number;
+  /** The process's write contexts (server.ts), for the link.expired events it raises. */
+  writeContext?: WriteContexts | undefined;
 }
 
 /** Attempts older than this are pruned: an endpoint keeps its recent attempts. */
@@ -75,8 +77,9 @@ const OUTAGE_PAUSE_MS = 1000;
  * what is kept for a limited time. Any number of workers can share one PostgreSQL.
  */
 export class DeliveryWorker {
-  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve'>> &
-    Pick<WorkerOptions, 'metrics' | 'resolve'>;
+  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve' | 'writeContext'>> &
+    Pick<WorkerOptions, 'metrics' | 'resolve' | 'writeContext'>;
+  #writes: WriteContexts | undefined;
   readonly #sender: WebhookSender;
   readonly #busy = new Map<string, number>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -299,15 +302,16 @@ export class DeliveryWorker {
   }
 
   #writeContext(): WriteContext {
-    return {
-      db: this.#options.db,
-      clock: this.#options.clock,
-      appUrl: this.#options.appUrl,
-      onCommitted: (events) => {
-        if (this.#options.metrics) countRecorded(this.#options.metrics, events);
-        if (events.length > 0) this.wake();
-      },
-    };
+    this.#writes ??=
+      this.#options.writeContext ??
+      writeContexts({
+        db: this.#options.db,
+        clock: this.#options.clock,
+        appUrl: this.#options.appUrl,
+        metrics: this.#options.metrics,
+        onEvents: () => this.wake(),
+      });
+    return this.#writes(SYSTEM);
   }
 
   /** A database outage is logged once, when it starts; any other failure each time. */

@@ -1,7 +1,13 @@
 import { API_VERSION } from '../core/envelope.ts';
 import { newId } from '../core/ids.ts';
-import type { WriteTx } from '../write/transaction.ts';
+import type { Queryable } from '../db/database.ts';
 import type { DataOf, EventOwner, EventPayload, EventType, NewEvent, RecordedEvent } from './catalogue.ts';
+
+/** The transaction an event is recorded in: its time, and the events it recorded so far. */
+export interface EventTx extends Queryable {
+  readonly now: Date;
+  readonly events: RecordedEvent[];
+}
 
 export type { NewEvent } from './catalogue.ts';
 
@@ -11,7 +17,7 @@ export type { NewEvent } from './catalogue.ts';
  * type. The worker delivers them; the request path never calls a receiver.
  */
 export async function recordEvent<T extends EventType>(
-  tx: WriteTx,
+  tx: EventTx,
   owner: EventOwner,
   type: T,
   data: DataOf<T>,
@@ -20,7 +26,7 @@ export async function recordEvent<T extends EventType>(
 }
 
 /** Several events in one statement (a batch of writes); their ids, in the given order. */
-export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Promise<RecordedEvent[]> {
+export async function recordEvents(tx: EventTx, events: readonly NewEvent[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const createdAt = tx.now.toISOString();
   const recorded = events.map(({ type }) => ({ id: newId(tx.now.getTime()), type }));
@@ -68,6 +74,6 @@ export async function recordEvents(tx: WriteTx, events: readonly NewEvent[]): Pr
  * (delivery/queue.ts). Events recorded after this, the room's deal_room.deleted among them,
  * are not marked.
  */
-export async function forgetRoomEvents(tx: WriteTx, dealRoomId: string): Promise<void> {
+export async function forgetRoomEvents(tx: EventTx, dealRoomId: string): Promise<void> {
   await tx.query('UPDATE webhook_events SET room_deleted = true WHERE deal_room_id = $1', [dealRoomId]);
 }

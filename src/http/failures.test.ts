@@ -178,12 +178,12 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
         200,
       );
       const scraped = await metrics.registry.metrics();
-      expect(scraped).toMatch(/^dealroom_db_pool_sheds_total 3$/m);
+      expect(scraped).toMatch(/^dealroom_db_pool_sheds_total\{pool="main"\} 3$/m);
       // Each refused request either found the queue full or waited its 100 ms there.
-      const waits = Number(/^dealroom_db_pool_waits_total (\d+)$/m.exec(scraped)?.[1]);
+      const waits = Number(/^dealroom_db_pool_waits_total\{pool="main"\} (\d+)$/m.exec(scraped)?.[1]);
       expect(waits).toBeGreaterThanOrEqual(1);
       expect(waits).toBeLessThanOrEqual(3);
-      expect(scraped).toMatch(/^dealroom_db_pool_waiting 0$/m);
+      expect(scraped).toMatch(/^dealroom_db_pool_waiting\{pool="main"\} 0$/m);
     } finally {
       await app.close();
       await db.close();

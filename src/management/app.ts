@@ -12,7 +12,6 @@ import { dealRoomAdminRoutes } from '../deal-rooms/admin-routes.ts';
 import { documentAdminRoutes } from '../documents/admin-routes.ts';
 import { documentFileRoutes } from '../documents/file-routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
-import { countRecorded } from '../events/metrics.ts';
 import { metricsEndpoint } from '../http/metrics.ts';
 import { nameSharedSchemas } from '../http/openapi.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
@@ -24,7 +23,8 @@ import { teamAdminRoutes } from '../teams/admin-routes.ts';
 import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-routes.ts';
 import { createViewStartWriter, type StartView } from '../tracking/view-starts.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
-import { IdempotentReplay, type WriteContext } from '../write/transaction.ts';
+import { type WriteContexts, writeContexts } from '../write/context.ts';
+import { type Actor, IdempotentReplay, type WriteContext } from '../write/transaction.ts';
 import { managementMetrics } from './metrics.ts';
 import { decorateManagementDocument } from './openapi.ts';
 import { adminTokenChecker } from './token.ts';
@@ -43,7 +43,12 @@ export interface ManagementDeps {
   fileMaxBytes?: number | undefined;
   /** How view starts are written (server.ts passes its writer or its thread); a writer of its own if none. */
   startView?: StartView | undefined;
+  /** The process's write contexts (server.ts); made from these deps when absent. */
+  writeContext?: WriteContexts | undefined;
 }
+
+/** Who acts through the management API: the holder of the admin token, for any team. */
+const ADMIN: Actor = { kind: 'admin' };
 
 /** Failed admin-token requests one client address may make before it waits out the window. */
 export const ADMIN_TOKEN_THROTTLE = { limit: 10, windowMs: 60_000 };
@@ -163,23 +168,23 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsEndpoint(app, metrics);
 
+  const writeContext =
+    deps.writeContext ??
+    writeContexts({
+      db: deps.db,
+      clock: deps.clock,
+      appUrl: deps.appUrl,
+      allowPrivateUrls: deps.allowPrivateUrls,
+      metrics,
+      onEvents: () => deps.onEvents?.(),
+    });
   const routeDeps: TrackingRouteDeps = {
     db: deps.db,
     clock: deps.clock,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
     startView: deps.startView ?? createViewStartWriter(),
     async write(request, operation) {
-      const ctx: WriteContext = {
-        db: deps.db,
-        clock: deps.clock,
-        appUrl: deps.appUrl,
-        allowPrivateUrls: deps.allowPrivateUrls,
-        idempotency: idempotencyOf(request, deps.adminToken),
-        onCommitted: (events) => {
-          countRecorded(metrics, events);
-          if (events.length > 0) deps.onEvents?.();
-        },
-      };
+      const ctx = writeContext({ idempotency: idempotencyOf(request, deps.adminToken), actor: ADMIN });
       try {
         return await operation(ctx);
       } catch (err) {

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Actor, recordAudit } from '../audit/repo.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword, verifyPassword } from '../core/passwords.ts';
@@ -39,14 +38,13 @@ export interface Invitation {
 export async function inviteUser(
   ctx: WriteContext,
   input: { teamId: string; email: string; role: Role },
-  actor?: Actor,
 ): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 320) {
     throw new ApiError('validation_error', 'Enter a valid email');
   }
   if (!isRole(input.role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
-  if (!isUuid(input.teamId)) throw new ApiError('not_found', 'Team not found');
+  if (!isUuid(input.teamId) || !inScope(ctx, input.teamId)) throw new ApiError('not_found', 'Team not found');
   return inWrite(ctx, async (tx) => {
     if (!(await teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
     let user = await repo.userByEmail(tx, email);
@@ -63,15 +61,13 @@ export async function inviteUser(
     const secret = token();
     const expiresAt = new Date(tx.now.getTime() + INVITATION_DAYS * 86_400_000);
     await repo.insertInvitation(tx, { tokenHash: sha256(secret), userId: user.id, expiresAt }, tx.now);
-    if (actor) {
-      await recordAudit(tx, actor, {
-        action: 'user.invited',
-        subject: { type: 'user', id: user.id },
-        after: { email, role: input.role, expiresAt },
-      });
-    }
     return { userId: user.id, email, role: input.role, path: `/invite/${secret}`, expiresAt };
   });
+}
+
+/** Whether a write may touch the team: its own, or any when it has no team scope. */
+function inScope(ctx: WriteContext, teamId: string): boolean {
+  return ctx.teamId === undefined || ctx.teamId === teamId;
 }
 
 /** The invitation an address stands for, while it can still be accepted. */
@@ -195,7 +191,6 @@ export async function changePassword(
   user: { id: string; sessionId: string },
   current: string,
   next: string,
-  actor: Actor,
 ): Promise<boolean> {
   const row = await repo.userById(ctx.db, user.id);
   if (!row?.password_hash || !(await verifyPassword(current, row.password_hash))) return false;
@@ -203,43 +198,46 @@ export async function changePassword(
   await inWrite(ctx, async (tx) => {
     await repo.setPasswordHash(tx, user.id, hash, tx.now);
     await repo.deleteUserSessions(tx, user.id, user.sessionId);
-    await recordAudit(tx, actor, { action: 'user.password_changed', subject: { type: 'user', id: user.id } });
   });
   return true;
 }
 
-/** Changes a teammate's role; a team always keeps one owner. */
-export async function changeRole(ctx: WriteContext, userId: string, role: Role, actor: Actor): Promise<void> {
+/** A teammate's change of role, as the audit log describes it. */
+export interface RoleChange {
+  id: string;
+  email: string;
+  before: Role;
+  after: Role;
+}
+
+/** Changes a teammate's role (of the write's team); a team always keeps one owner. */
+export async function changeRole(ctx: WriteContext, userId: string, role: Role): Promise<RoleChange> {
   if (!isRole(role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
-  await inWrite(ctx, async (tx) => {
+  if (!isUuid(userId)) throw new ApiError('not_found', 'User not found');
+  return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
-    if (!user || user.team_id !== actor.teamId) throw new ApiError('not_found', 'User not found');
-    if (user.role === 'owner' && role !== 'owner' && (await repo.countOwners(tx, actor.teamId)) <= 1) {
+    if (!user) throw new ApiError('not_found', 'User not found');
+    if (user.role === 'owner' && role !== 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
       throw new ApiError('conflict', 'A team keeps at least one owner');
     }
     await repo.setUserRole(tx, userId, role, tx.now);
-    await recordAudit(tx, actor, {
-      action: 'user.role_changed',
-      subject: { type: 'user', id: userId },
-      before: { email: user.email, role: user.role },
-      after: { email: user.email, role },
-    });
+    return { id: userId, email: user.email, before: user.role, after: role };
   });
 }
 
-/** Removes a teammate (their sessions end with them); a team always keeps one owner. */
-export async function removeUser(ctx: WriteContext, userId: string, actor: Actor): Promise<void> {
-  await inWrite(ctx, async (tx) => {
+/** Removes a teammate (of the write's team; their sessions end with them); a team always keeps one owner. */
+export async function removeUser(
+  ctx: WriteContext,
+  userId: string,
+): Promise<{ id: string; email: string; role: Role }> {
+  if (!isUuid(userId)) throw new ApiError('not_found', 'User not found');
+  return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
-    if (!user || user.team_id !== actor.teamId) throw new ApiError('not_found', 'User not found');
-    if (user.role === 'owner' && (await repo.countOwners(tx, actor.teamId)) <= 1) {
+    if (!user) throw new ApiError('not_found', 'User not found');
+    if (user.role === 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
       throw new ApiError('conflict', 'A team keeps at least one owner');
     }
     await repo.deleteUserRow(tx, userId);
-    await recordAudit(tx, actor, {
-      action: 'user.removed',
-      subject: { type: 'user', id: userId },
-      before: { email: user.email, role: user.role },
-    });
+    return { id: userId, email: user.email, role: user.role };
   });
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { scopeOf } from '../write/transaction.ts';
 import type { Role } from './roles.ts';
 
 export interface UserRow {
@@ -28,10 +29,11 @@ export async function userByEmail(db: Queryable, email: string): Promise<UserRow
   return row;
 }
 
+/** A user, within the write's team (scopeOf): another team's is not found. */
 export async function userById(db: Queryable, id: string, lock = false): Promise<UserRow | undefined> {
   const [row] = await db.query<UserRow>(
-    `SELECT ${USER} FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [id],
+    `SELECT ${USER} FROM users WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2)${lock ? ' FOR UPDATE' : ''}`,
+    [id, scopeOf(db)],
   );
   return row;
 }

@@ -25,6 +25,7 @@ import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { createReadingWriter } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
+import { VISITOR, type WriteContexts, writeContexts } from '../write/context.ts';
 
 export interface WebDeps {
   db: Database;
@@ -41,6 +42,8 @@ export interface WebDeps {
   mailer?: InvitationMailer | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
+  /** The process's write contexts (server.ts); made from these deps when absent. */
+  writeContext?: WriteContexts | undefined;
 }
 
 /** What every page and file may use: its own origin only, no inline script, never in a frame. */
@@ -127,15 +130,16 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
 
   let signer: Promise<Signer> | undefined;
   let sender: WebhookSender | undefined;
-  const write = {
-    db: deps.db,
-    clock: deps.clock,
-    appUrl: deps.appUrl,
-    allowPrivateUrls: deps.allowPrivateUrls,
-    onCommitted: (events: readonly RecordedEvent[]) => {
-      if (events.length > 0) deps.onEvents?.(events);
-    },
-  };
+  const writeContext =
+    deps.writeContext ??
+    writeContexts({
+      db: deps.db,
+      clock: deps.clock,
+      appUrl: deps.appUrl,
+      allowPrivateUrls: deps.allowPrivateUrls,
+      metrics: deps.metrics,
+      onEvents: deps.onEvents,
+    });
   const signerOnce = () => {
     signer ??= serviceSecret(deps.db, 'link_session', Signer.freshKey(), deps.clock.now()).then(
       (key) => new Signer(key),
@@ -147,7 +151,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     return signer;
   };
   linkPageRoutes(app, {
-    write,
+    write: writeContext(VISITOR),
     startView: deps.startView,
     reportReading: createReadingWriter(),
     secureCookies: secure,
@@ -157,7 +161,8 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
   dashboardRoutes(app, {
     db: deps.db,
     clock: deps.clock,
-    write,
+    writeContext,
+    appUrl: deps.appUrl,
     secureCookies: secure,
     signer: signerOnce,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,

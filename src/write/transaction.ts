@@ -1,3 +1,4 @@
+import { type AuditEntry, recordAudit, type UserActor } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -6,7 +7,14 @@ import type { RecordedEvent } from '../events/catalogue.ts';
 /** How long the first answer to an Idempotency-Key is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-/** What every write operation needs; the management API, the CLI, the seed and tests pass it. */
+/**
+ * Who makes a change: a user of a team (each of their changes is in the team's audit log),
+ * the holder of the admin token, the CLI, a visitor of the web app (a link's recipient, a
+ * person signing in), or the service itself.
+ */
+export type Actor = UserActor | { kind: 'admin' | 'cli' | 'visitor' | 'system' };
+
+/** What every write operation needs; one factory makes it (write/context.ts). */
 export interface WriteContext {
   db: Database;
   clock: Clock;
@@ -18,17 +26,32 @@ export interface WriteContext {
   idempotency?: { key: string; fingerprint: string } | undefined;
   /** Told of the events a write recorded, once it has committed (metrics). */
   onCommitted?: ((events: readonly RecordedEvent[]) => void) | undefined;
+  /** Who acts (the system when absent). */
+  actor?: Actor | undefined;
   /**
-   * Runs in the write's transaction after the change, with its result: the dashboard's audit
-   * log entry, which commits with the change or not at all.
+   * The team whose data the write may touch: every loader of a team's resource filters by it,
+   * so an id of another team's is not found, whoever called. Absent: any team (the admin
+   * token, the CLI, the service).
    */
-  alongside?: ((tx: WriteTx, result: unknown) => Promise<void>) | undefined;
+  teamId?: string | undefined;
+  /**
+   * What the team's audit log says of the change, from its result: written in the change's
+   * own transaction when a user acts, so it commits with the change or not at all.
+   */
+  audit?: ((result: unknown) => AuditEntry) | undefined;
 }
 
-/** The transaction a write runs in, with what it records. */
+/** The transaction a write runs in, with what it records and the team it may touch. */
 export interface WriteTx extends Queryable {
   readonly now: Date;
   readonly events: RecordedEvent[];
+  /** The write's team scope (WriteContext.teamId); undefined: any team. */
+  readonly teamId?: string | undefined;
+}
+
+/** The team a loader keeps to: the transaction's scope, or null for any team (a plain reader). */
+export function scopeOf(db: Queryable): string | null {
+  return (db as Partial<WriteTx>).teamId ?? null;
 }
 
 /** A repeated Idempotency-Key: the first answer, to be returned as it was. */
@@ -68,6 +91,7 @@ export async function inWrite<T>(
         const tx: WriteTx = {
           now: ctx.clock.now(),
           events,
+          teamId: ctx.teamId,
           query: (sql, params, options) => inner.query(sql, params, options),
           exec: (script) => inner.exec(script),
           copyFrom: (table, columns, text) => inner.copyFrom(table, columns, text),
@@ -77,7 +101,7 @@ export async function inWrite<T>(
           if (refused) throw refused;
         }
         const value = await work(tx);
-        await ctx.alongside?.(tx, value);
+        if (ctx.audit && ctx.actor?.kind === 'user') await recordAudit(tx, ctx.actor, ctx.audit(value));
         if (ctx.idempotency) await keepAnswers(tx, [{ key: ctx.idempotency.key, answer: kept(value) }]);
         return value;
       });
