@@ -1,6 +1,7 @@
 import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
 import { lockClause, type RowLock } from '../write/row-lock.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 export interface DealRoomRow {
   id: string;
@@ -84,7 +85,7 @@ export function queryRoomPage<Row>(
   ]);
 }
 
-/** A room by id alone, for a write (the management API is not scoped to a caller's team). */
+/** A room by id, for a write: within the write's team (scopeOf), any team's for the admin token. */
 export interface RoomRecord extends DealRoomDetailRow {
   team_id: string;
 }
@@ -96,8 +97,8 @@ export async function loadRoom(
 ): Promise<RoomRecord | undefined> {
   const rows = await tx.query<RoomRecord>(
     `SELECT ${ROOM_COLUMNS}, r.team_id, r.unique_viewers, r.duration_sum::float8 AS duration_sum
-       FROM deal_rooms r WHERE r.id = $1${lockClause(lock, 'r')}`,
-    [id],
+       FROM deal_rooms r WHERE r.id = $1 AND ($2::uuid IS NULL OR r.team_id = $2)${lockClause(lock, 'r')}`,
+    [id, scopeOf(tx)],
   );
   return rows[0];
 }

@@ -2,6 +2,7 @@ import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
 import { queryRoomPage } from '../deal-rooms/repo.ts';
 import { lockClause, type RowLock } from '../write/row-lock.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 export interface DocumentRow {
   id: string;
@@ -51,8 +52,8 @@ export async function loadDocument(
   const rows = await tx.query<DocumentRecord>(
     `SELECT ${DOCUMENT_COLUMNS}, d.deal_room_id, r.team_id, d.download_override
        FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
-      WHERE d.id = $1${lockClause(lock, 'd')}`,
-    [id],
+      WHERE d.id = $1 AND ($2::uuid IS NULL OR r.team_id = $2)${lockClause(lock, 'd')}`,
+    [id, scopeOf(tx)],
   );
   return rows[0];
 }

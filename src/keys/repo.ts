@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -70,15 +71,19 @@ export async function listKeys(db: Queryable, teamId: string): Promise<ApiKeyRow
 /** Marks a key revoked; returns it, or undefined when there is no such key. */
 export async function revokeKey(db: Queryable, keyId: string, at: Date): Promise<ApiKeyRow | undefined> {
   const rows = await db.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2)
+      WHERE id = $1 AND ($3::uuid IS NULL OR team_id = $3)
      RETURNING id, team_id, name, display_prefix, created_at, last_used_at, revoked_at`,
-    [keyId, at],
+    [keyId, at, scopeOf(db)],
   );
   return rows[0];
 }
 
 export async function teamExists(db: Queryable, teamId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM teams WHERE id = $1', [teamId]);
+  const rows = await db.query('SELECT 1 FROM teams WHERE id = $1 AND ($2::uuid IS NULL OR id = $2)', [
+    teamId,
+    scopeOf(db),
+  ]);
   return rows.length > 0;
 }
 

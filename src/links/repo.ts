@@ -2,6 +2,7 @@ import type { PageRow } from '../core/envelope.ts';
 import type { Queryable } from '../db/database.ts';
 import { queryRoomPage } from '../deal-rooms/repo.ts';
 import { lockClause, type RowLock } from '../write/row-lock.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 export interface LinkRow {
   id: string;
@@ -58,8 +59,8 @@ export async function loadLink(
                  ELSE coalesce((SELECT array_agg(ld.document_id::text ORDER BY ld.document_id)
                                   FROM link_documents ld WHERE ld.link_id = l.id), '{}') END AS document_ids
        FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
-      WHERE l.id = $1${lockClause(lock, 'l')}`,
-    [id],
+      WHERE l.id = $1 AND ($2::uuid IS NULL OR r.team_id = $2)${lockClause(lock, 'l')}`,
+    [id, scopeOf(tx)],
   );
   return rows[0];
 }

@@ -1,7 +1,12 @@
 import type { Queryable } from '../db/database.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 export async function teamExists(tx: Queryable, id: string): Promise<boolean> {
-  return (await tx.query('SELECT 1 FROM teams WHERE id = $1', [id])).length > 0;
+  const scope = scopeOf(tx);
+  return (
+    (await tx.query('SELECT 1 FROM teams WHERE id = $1 AND ($2::uuid IS NULL OR id = $2)', [id, scope]))
+      .length > 0
+  );
 }
 
 export async function insertTeam(

@@ -1,5 +1,6 @@
 import { type Rows, VIEW_COLUMNS } from '../aggregates/rows.ts';
 import type { Queryable } from '../db/database.ts';
+import { scopeOf } from '../write/transaction.ts';
 
 /** The SQL of live tracking: its event rows, the checks of what a link opens, its viewers. */
 
@@ -67,7 +68,10 @@ const LOCK_VIEWS = `SELECT v.id, v.deal_room_id, r.team_id, v.document_id, v.lin
 
 /** A view with its room's team, locked for its completion. */
 export async function lockView(tx: Queryable, id: string): Promise<ViewToComplete | undefined> {
-  const rows = await tx.query<ViewToComplete>(`${LOCK_VIEWS} WHERE v.id = $1 FOR UPDATE OF v`, [id]);
+  const rows = await tx.query<ViewToComplete>(
+    `${LOCK_VIEWS} WHERE v.id = $1 AND ($2::uuid IS NULL OR r.team_id = $2) FOR UPDATE OF v`,
+    [id, scopeOf(tx)],
+  );
   return rows[0];
 }
 

@@ -61,7 +61,8 @@ export async function openLinks(
   const byIndex = new Map(rows.map((row) => [row.i - 1, row]));
   return requests.map((request, i) => {
     const link = byIndex.get(i);
-    if (!link) return linkNotFound();
+    // Within the write's team only: another team's link is not found.
+    if (!link || (tx.teamId !== undefined && link.team_id !== tx.teamId)) return linkNotFound();
     if (!link.enabled) return new ApiError('conflict', 'This link is disabled');
     if (link.expires_at !== null && link.expires_at.getTime() <= tx.now.getTime()) {
       return new ApiError('conflict', 'This link has expired');

@@ -4,6 +4,7 @@ import { isUuid } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
 import type { EventType } from '../events/catalogue.ts';
 import { teamExists } from '../teams/repo.ts';
+import { scopeOf } from '../write/transaction.ts';
 import type { AttemptSchema, DeadLetterSchema, EndpointSchema } from './schemas.ts';
 
 export type WebhookEndpoint = Static<typeof EndpointSchema>;
@@ -206,7 +207,7 @@ export async function updateEndpointRow(
     `UPDATE webhook_endpoints
         SET url = coalesce($2, url), event_types = CASE WHEN $3 THEN $4 ELSE event_types END,
             enabled = coalesce($5, enabled), updated_at = $6
-      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+      WHERE id = $1 AND ($7::uuid IS NULL OR team_id = $7) RETURNING ${ENDPOINT_COLUMNS}`,
     [
       id,
       changes.url ?? null,
@@ -214,6 +215,7 @@ export async function updateEndpointRow(
       changes.events ?? null,
       changes.enabled ?? null,
       now,
+      scopeOf(tx),
     ],
   );
   return row;
@@ -221,7 +223,9 @@ export async function updateEndpointRow(
 
 /** Its pending deliveries, attempts and dead letters go with it (ON DELETE CASCADE). */
 export async function deleteEndpointRow(tx: Queryable, id: string): Promise<boolean> {
-  return (await tx.query('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1', [id])).length > 0;
+  const sql =
+    'DELETE FROM webhook_endpoints WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2) RETURNING 1';
+  return (await tx.query(sql, [id, scopeOf(tx)])).length > 0;
 }
 
 /**
@@ -242,14 +246,15 @@ export async function rotateSecretRow(
                          WHERE (p->>'expiresAt')::timestamptz > $4), '[]'::jsonb)
               || jsonb_build_array(jsonb_build_object('secret', secret, 'expiresAt', $3::timestamptz)),
             secret = $2, updated_at = $4
-      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    [id, secret, previousUntil, now],
+      WHERE id = $1 AND ($5::uuid IS NULL OR team_id = $5) RETURNING ${ENDPOINT_COLUMNS}`,
+    [id, secret, previousUntil, now, scopeOf(tx)],
   );
   return row;
 }
 
 export async function endpointExists(tx: Queryable, id: string): Promise<boolean> {
-  return (await tx.query('SELECT 1 FROM webhook_endpoints WHERE id = $1', [id])).length > 0;
+  const sql = 'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2)';
+  return (await tx.query(sql, [id, scopeOf(tx)])).length > 0;
 }
 
 /** A dead letter with its delivery, locked for a replay. */
@@ -258,8 +263,9 @@ export async function lockDeadLetter(
   id: string,
 ): Promise<(DeadLetterRow & { delivery_id: string; replayed_at: Date | null }) | undefined> {
   const [row] = await tx.query<DeadLetterRow & { delivery_id: string; replayed_at: Date | null }>(
-    `${DEAD_LETTER.replace('SELECT ', 'SELECT dl.delivery_id, dl.replayed_at, ')} WHERE dl.id = $1 FOR UPDATE OF dl`,
-    [id],
+    `${DEAD_LETTER.replace('SELECT ', 'SELECT dl.delivery_id, dl.replayed_at, ')}
+      WHERE dl.id = $1 AND ($2::uuid IS NULL OR ev.team_id = $2) FOR UPDATE OF dl`,
+    [id, scopeOf(tx)],
   );
   return row;
 }
@@ -303,8 +309,8 @@ export async function retirePreviousSecretsRow(
 ): Promise<EndpointRow | undefined> {
   const [row] = await tx.query<EndpointRow>(
     `UPDATE webhook_endpoints SET previous_secrets = '[]'::jsonb, updated_at = $2
-      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    [id, now],
+      WHERE id = $1 AND ($3::uuid IS NULL OR team_id = $3) RETURNING ${ENDPOINT_COLUMNS}`,
+    [id, now, scopeOf(tx)],
   );
   return row;
 }
