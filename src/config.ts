@@ -1,4 +1,11 @@
-import { DEFAULT_LIMITS, type RateLimits } from './rate-limit/limiter.ts';
+/** The read API's request budgets: per key and per team, in a sliding window. */
+export interface RateLimits {
+  perKey: number;
+  perTeam: number;
+  windowMs: number;
+}
+
+export const DEFAULT_LIMITS: RateLimits = { perKey: 1000, perTeam: 3000, windowMs: 3_600_000 };
 
 /**
  * The service's configuration, read from the environment once at start. Every problem is

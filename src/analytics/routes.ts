@@ -1,6 +1,6 @@
 import { SingleEnvelope, single } from '../core/envelope.ts';
 import { responses } from '../core/responses.ts';
-import { RoomParams } from '../deal-rooms/routes.ts';
+import { RoomParams } from '../core/schemas.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { AnalyticsQuery, AnalyticsSchema } from './schemas.ts';
 import { getAnalytics } from './service.ts';

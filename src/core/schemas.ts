@@ -27,3 +27,11 @@ export const DataPage = <T extends TSchema>(item: T) =>
     { data: Type.Array(item), meta: Type.Object({ pagination: PaginationSchema }, strict) },
     strict,
   );
+
+/**
+ * The room id is declared as a plain string: a malformed id must answer 404 like any other
+ * id that names no accessible room, not fail validation with a 400.
+ */
+export const RoomParams = Type.Object({
+  id: Type.String({ description: 'Deal room id (a UUID)' }),
+});

@@ -30,7 +30,7 @@ import {
   listDeadLetters,
   listEndpoints,
 } from '../webhooks/repo.ts';
-import { actorOf, checkChange, type DashboardUser, ownersOnly } from './auth.ts';
+import { checkChange, type DashboardUser, ownersOnly } from './auth.ts';
 import {
   asPage,
   asUser,

@@ -2,9 +2,8 @@ import { applyTeamRooms } from '../aggregates/deltas.ts';
 import { ApiError, apiErrors } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { forgetRoomEvents, recordEvent } from '../events/outbox.ts';
-import { linkIdsOfRoom } from '../links/repo.ts';
 import { teamExists } from '../teams/repo.ts';
-import { removeRoomEvents } from '../write/cascade.ts';
+import { linkIdsOfRoom, removeRoomEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
 import {

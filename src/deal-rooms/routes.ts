@@ -1,18 +1,11 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { ListEnvelope, list, type Page, SingleEnvelope, single } from '../core/envelope.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
+import { RoomParams } from '../core/schemas.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
-
-/**
- * The room id is declared as a plain string: a malformed id must answer 404 like any other
- * id that names no accessible room, not fail validation with a 400.
- */
-export const RoomParams = Type.Object({
-  id: Type.String({ description: 'Deal room id (a UUID)' }),
-});
 
 /** A read route listing one kind of a room's contents, a page at a time. */
 export interface RoomListRoute<T extends TSchema> {

@@ -209,8 +209,3 @@ export async function lockDueExpiries(tx: Queryable, now: Date, limit: number): 
 export async function markExpiryAnnounced(tx: Queryable, id: string): Promise<void> {
   await tx.query('UPDATE links SET expiry_announced_for = expires_at WHERE id = $1', [id]);
 }
-
-export async function linkIdsOfRoom(tx: Queryable, roomId: string): Promise<string[]> {
-  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE deal_room_id = $1', [roomId]);
-  return rows.map((row) => row.id);
-}

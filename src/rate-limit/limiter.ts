@@ -2,13 +2,9 @@
  * Rolling-window request budgets per API key and per team (contract.md section 3). Both
  * are checked and recorded as one step: a request refused by either consumes nothing.
  */
-export interface RateLimits {
-  perKey: number;
-  perTeam: number;
-  windowMs: number;
-}
+import type { RateLimits } from '../config.ts';
 
-export const DEFAULT_LIMITS: RateLimits = { perKey: 1000, perTeam: 3000, windowMs: 3_600_000 };
+export type { RateLimits } from '../config.ts';
 
 export interface Budget {
   limit: number;

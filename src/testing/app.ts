@@ -1,8 +1,8 @@
 import { buildApp } from '../app.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { DEFAULT_LIMITS } from '../rate-limit/limiter.ts';
 import { MemoryRateLimiter } from '../rate-limit/memory.ts';
 import { openApiContract } from './openapi-contract.ts';
 

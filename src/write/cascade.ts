@@ -74,3 +74,9 @@ async function moveDeleted(
     params,
   );
 }
+
+/** A room's links: the tracking guards its deletion takes (write/guards.ts). */
+export async function linkIdsOfRoom(tx: Queryable, roomId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>('SELECT id FROM links WHERE deal_room_id = $1', [roomId]);
+  return rows.map((row) => row.id);
+}
