@@ -79,29 +79,44 @@ export async function requireUser(
 }
 
 /**
- * A change request: its CSRF token (a form field `_csrf` or the `X-CSRF-Token` header) must be
- * the session's, and the role must allow it; else a 403 page.
+ * What a route lets a signed-in user do, declared in its config (`config: { may }`): read
+ * (everyone), change the team's things (owners and admins), manage its users (owners), or act
+ * on their own account (everyone).
  */
-export function checkChange(
+export type May = 'read' | 'change' | 'manage-users' | 'own-account';
+
+const ALLOWED: Record<May, (role: Role) => boolean> = {
+  read: () => true,
+  change: canChange,
+  'manage-users': canManageUsers,
+  'own-account': () => true,
+};
+
+/** The page refusing a role what its route declares it needs. */
+export function checkRole(user: DashboardUser, may: May): void {
+  if (ALLOWED[may](user.role)) return;
+  if (may === 'manage-users') {
+    throw new DashboardError(403, 'Owners only', 'Only the team’s owners manage its users.');
+  }
+  throw new DashboardError(403, 'You cannot change this', 'Your role lets you read and export, not change.');
+}
+
+/** A change request's CSRF token (a form field `_csrf` or the `X-CSRF-Token` header) must be the session's. */
+export function checkCsrf(
   request: FastifyRequest,
   user: DashboardUser,
-  body: Record<string, unknown> | undefined,
-  allowed: (role: Role) => boolean = canChange,
+  fields: Readonly<Record<string, unknown>> | undefined = formFields(request.body),
 ): void {
-  const sent = (body?._csrf as string | undefined) ?? (request.headers['x-csrf-token'] as string | undefined);
+  const sent = fields?._csrf ?? request.headers['x-csrf-token'];
   if (!sameToken(sent, user.csrf)) {
     throw new DashboardError(403, 'This form has expired', 'Go back, reload the page and try again.');
   }
-  if (!allowed(user.role)) {
-    throw new DashboardError(
-      403,
-      'You cannot change this',
-      'Your role lets you read and export, not change.',
-    );
-  }
 }
 
-export const ownersOnly = canManageUsers;
+/** A parsed form's fields (the web app parses urlencoded bodies into an object of strings). */
+function formFields(body: unknown): Readonly<Record<string, unknown>> | undefined {
+  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+}
 
 export function sameToken(sent: unknown, expected: string): boolean {
   if (typeof sent !== 'string') return false;

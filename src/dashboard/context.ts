@@ -3,16 +3,14 @@ import type { AuditEntry } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { unstorableTextAt } from '../core/text.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhookSender } from '../delivery/sender.ts';
 import type { Signer } from '../link-page/session.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
-import type { Role } from '../users/roles.ts';
 import type { WriteContexts } from '../write/context.ts';
 import type { WriteContext } from '../write/transaction.ts';
-import { actorOf, checkChange, type DashboardUser, requireUser } from './auth.ts';
+import { actorOf, type DashboardUser } from './auth.ts';
 import { DashboardError, notFound } from './errors.ts';
 
 export interface DashboardDeps {
@@ -62,28 +60,9 @@ export function parseForm(text: string): Record<string, string> {
 
 type Handler = (request: FastifyRequest, reply: FastifyReply, user: DashboardUser) => Promise<unknown>;
 
-/** Routes of signed-in users only: anyone else goes to the sign-in page. */
-export function signedIn(deps: DashboardDeps, handler: Handler) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const user = await requireUser(deps.db, deps.clock, request, reply);
-    if (!user) return reply;
-    return handler(request, reply, user);
-  };
-}
-
-/** A change route: signed in, the session's CSRF token, and a role that may change (or `allowed`). */
-export function changing(deps: DashboardDeps, handler: Handler, allowed?: (role: Role) => boolean) {
-  return signedIn(deps, async (request, reply, user) => {
-    checkChange(request, user, request.body as Record<string, unknown> | undefined, allowed);
-    if (unstorableTextAt(request.body) !== undefined) {
-      throw new DashboardError(
-        400,
-        'Check what you entered',
-        'A field holds a character that cannot be stored.',
-      );
-    }
-    return handler(request, reply, user);
-  });
+/** A route handler given the signed-in user (the dashboard plugin's hook has set it). */
+export function withUser(handler: Handler) {
+  return (request: FastifyRequest, reply: FastifyReply) => handler(request, reply, request.user);
 }
 
 /**
@@ -208,7 +187,7 @@ export function subjectAction<S extends { id: string }, R>(
 ): void {
   app.post(
     path,
-    changing(deps, async (request, reply, user) => {
+    withUser(async (request, reply, user) => {
       const subject = await o.find(user, idParam(request));
       await asUser(
         deps,

@@ -11,11 +11,10 @@ import {
 } from '../documents/commands.ts';
 import { fileTooLarge, type ReceivedFile, receiveFile } from '../documents/files.ts';
 import { pageFigures } from '../documents/pages.ts';
-import { checkChange, type DashboardUser } from './auth.ts';
+import { checkCsrf, type DashboardUser } from './auth.ts';
 import {
   asPage,
   asUser,
-  changing,
   type DashboardDeps,
   doneOf,
   formOf,
@@ -23,8 +22,8 @@ import {
   idParam,
   type Route,
   redirect,
-  signedIn,
   subjectAction,
+  withUser,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -74,8 +73,8 @@ async function documentOf(deps: DashboardDeps, user: DashboardUser, id: string) 
 
 export const documentRoutes: Route = (app, deps) => {
   app.get(
-    '/app/rooms/:id/documents',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/documents',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const documents = await roomDocuments(deps.db, room.id);
       const body = html`<div class="page-head"><div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div></div>
@@ -138,8 +137,8 @@ ${
   );
 
   app.get(
-    '/app/rooms/:id/documents.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/documents.csv',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const documents = await roomDocuments(deps.db, room.id);
       return sendCsv(
@@ -180,9 +179,9 @@ ${
       limits: { fileSize: deps.fileMaxBytes + 1, files: 1, fields: 8, fieldSize: 4096, parts: 10 },
     });
     uploads.post(
-      '/app/rooms/:id/documents',
-      { bodyLimit: Number.MAX_SAFE_INTEGER },
-      signedIn(deps, async (request, reply, user) => {
+      '/rooms/:id/documents',
+      { bodyLimit: Number.MAX_SAFE_INTEGER, config: { csrfInParts: true } },
+      withUser(async (request, reply, user) => {
         const room = await roomOf(deps, user, idParam(request));
         if (!request.isMultipart()) {
           throw new DashboardError(400, 'Choose a file to upload', 'The form must send a file.');
@@ -200,7 +199,7 @@ ${
               continue;
             }
             // Nothing is read from the file before the form is known to be this session's.
-            checkChange(request, user, fields);
+            checkCsrf(request, user, fields);
             if (received || part.fieldname !== 'file') {
               part.file.resume();
               continue;
@@ -208,7 +207,7 @@ ${
             received = { file: await receiveFile(part.file, deps.fileMaxBytes), filename: part.filename };
           }
           if (!received) {
-            checkChange(request, user, fields);
+            checkCsrf(request, user, fields);
             throw new DashboardError(400, 'Choose a file to upload', 'No file was sent.');
           }
           const name = (fields.name ?? '').trim() || received.filename.trim() || 'Untitled document';
@@ -247,8 +246,8 @@ ${
   });
 
   app.get(
-    '/app/documents/:id',
-    signedIn(deps, async (request, reply, user) => {
+    '/documents/:id',
+    withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
       const query = request.query as Record<string, unknown>;
       const period: Period = PERIODS.includes(query.period as Period) ? (query.period as Period) : '30d';
@@ -318,8 +317,8 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
   );
 
   app.get(
-    '/app/documents/:id/pages.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/documents/:id/pages.csv',
+    withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
       const query = request.query as Record<string, unknown>;
       const period: Period = PERIODS.includes(query.period as Period) ? (query.period as Period) : '30d';
@@ -335,8 +334,8 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
   );
 
   app.post(
-    '/app/documents/:id',
-    changing(deps, async (request, reply, user) => {
+    '/documents/:id',
+    withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
       const form = formOf(request);
       const name = form.get('name');
@@ -375,7 +374,7 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     ['publish', true],
     ['unpublish', false],
   ] as const) {
-    subjectAction(app, deps, `/app/documents/:id/${action}`, {
+    subjectAction(app, deps, `/documents/:id/${action}`, {
       find: findDocument,
       type: 'document',
       action: `document.${action}ed`,
@@ -386,8 +385,8 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
   }
 
   app.post(
-    '/app/documents/:id/move',
-    changing(deps, async (request, reply, user) => {
+    '/documents/:id/move',
+    withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
       const direction = formOf(request).get('direction');
       const documents = await roomDocuments(deps.db, document.deal_room_id);
@@ -417,7 +416,7 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     }),
   );
 
-  subjectAction(app, deps, '/app/documents/:id/delete', {
+  subjectAction(app, deps, '/documents/:id/delete', {
     find: findDocument,
     type: 'document',
     action: 'document.deleted',

@@ -3,7 +3,6 @@ import { createLink, deactivateLink, deleteLink, updateLink } from '../links/com
 import type { DashboardUser } from './auth.ts';
 import {
   asUser,
-  changing,
   doneOf,
   type Form,
   formOf,
@@ -11,8 +10,8 @@ import {
   idParam,
   type Route,
   redirect,
-  signedIn,
   subjectAction,
+  withUser,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -122,8 +121,8 @@ export const linkRoutes: Route = (app, deps) => {
   const url = (link: LinkListRow) => `${deps.appUrl}/v/${link.short_id}`;
 
   app.get(
-    '/app/rooms/:id/links',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/links',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const [links, documents] = await Promise.all([
         roomLinks(deps.db, room.id),
@@ -159,8 +158,8 @@ ${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user,
   );
 
   app.get(
-    '/app/rooms/:id/links.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/links.csv',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const now = deps.clock.now();
       const links = await roomLinks(deps.db, room.id);
@@ -198,8 +197,8 @@ ${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user,
   );
 
   app.post(
-    '/app/rooms/:id/links',
-    changing(deps, async (request, reply, user) => {
+    '/rooms/:id/links',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const settings = linkSettings(formOf(request), await roomDocuments(deps.db, room.id), false);
       const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
@@ -210,8 +209,8 @@ ${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user,
   );
 
   app.get(
-    '/app/links/:id',
-    signedIn(deps, async (request, reply, user) => {
+    '/links/:id',
+    withUser(async (request, reply, user) => {
       const link = await linkOf(user, idParam(request));
       const room = await roomOf(deps, user, link.deal_room_id);
       const documents = await roomDocuments(deps.db, room.id);
@@ -245,8 +244,8 @@ ${
   );
 
   app.post(
-    '/app/links/:id',
-    changing(deps, async (request, reply, user) => {
+    '/links/:id',
+    withUser(async (request, reply, user) => {
       const link = await linkOf(user, idParam(request));
       const settings = linkSettings(formOf(request), await roomDocuments(deps.db, link.deal_room_id), true);
       await asUser(
@@ -259,7 +258,7 @@ ${
     }),
   );
 
-  subjectAction(app, deps, '/app/links/:id/deactivate', {
+  subjectAction(app, deps, '/links/:id/deactivate', {
     find: linkOf,
     type: 'link',
     action: 'link.deactivated',
@@ -268,7 +267,7 @@ ${
     next: (link) => `/app/links/${link.id}?done=link-deactivated`,
   });
 
-  subjectAction(app, deps, '/app/links/:id/delete', {
+  subjectAction(app, deps, '/links/:id/delete', {
     find: linkOf,
     type: 'link',
     action: 'link.deleted',

@@ -7,7 +7,6 @@ import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } fro
 import type { DashboardUser } from './auth.ts';
 import {
   asUser,
-  changing,
   type DashboardDeps,
   doneOf,
   formOf,
@@ -15,8 +14,8 @@ import {
   idParam,
   type Route,
   redirect,
-  signedIn,
   subjectAction,
+  withUser,
 } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -79,8 +78,8 @@ export function roomTabs(
 
 export const roomRoutes: Route = (app, deps) => {
   app.get(
-    '/app/rooms',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms',
+    withUser(async (request, reply, user) => {
       const query = request.query as Record<string, unknown>;
       const { q, status } = roomFilter(request);
       const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(String(query.page ?? '1'), 10) || 1));
@@ -139,8 +138,8 @@ ${
   );
 
   app.get(
-    '/app/rooms.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms.csv',
+    withUser(async (request, reply, user) => {
       const { q, status } = roomFilter(request);
       const since = addDays(startOfUtcDay(deps.clock.now()), -29);
       const rows = paged(
@@ -170,8 +169,8 @@ ${
   );
 
   app.post(
-    '/app/rooms',
-    changing(deps, async (request, reply, user) => {
+    '/rooms',
+    withUser(async (request, reply, user) => {
       const name = checkName(formOf(request).get('name'));
       const room = await asUser(
         deps,
@@ -184,8 +183,8 @@ ${
   );
 
   app.get(
-    '/app/rooms/:id',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const period = periodOf(request);
       const now = deps.clock.now();
@@ -299,8 +298,8 @@ ${
   );
 
   app.get(
-    '/app/rooms/:id/activity',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/activity',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const rows = await recentActivity(
         deps.db,
@@ -315,8 +314,8 @@ ${
   );
 
   app.post(
-    '/app/rooms/:id',
-    changing(deps, async (request, reply, user) => {
+    '/rooms/:id',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const form = formOf(request);
       const name = checkName(form.get('name'));
@@ -340,7 +339,7 @@ ${
     ['archive', 'archived', 'room-archived'],
     ['restore', 'active', 'room-restored'],
   ] as const) {
-    subjectAction(app, deps, `/app/rooms/:id/${action}`, {
+    subjectAction(app, deps, `/rooms/:id/${action}`, {
       find: findRoom,
       type: 'deal_room',
       action: `deal_room.${status === 'archived' ? 'archived' : 'restored'}`,
@@ -351,8 +350,8 @@ ${
   }
 
   app.get(
-    '/app/rooms/:id/delete',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/delete',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       if (!mayChange(user))
         throw new DashboardError(
@@ -389,7 +388,7 @@ ${
     }),
   );
 
-  subjectAction(app, deps, '/app/rooms/:id/delete', {
+  subjectAction(app, deps, '/rooms/:id/delete', {
     find: findRoom,
     type: 'deal_room',
     action: 'deal_room.deleted',

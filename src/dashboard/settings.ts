@@ -30,20 +30,19 @@ import {
   listDeadLetters,
   listEndpoints,
 } from '../webhooks/repo.ts';
-import { checkChange, type DashboardUser, ownersOnly } from './auth.ts';
+import type { DashboardUser } from './auth.ts';
 import {
   asPage,
   asUser,
-  changing,
   doneOf,
   formOf,
   htmlPage,
   idParam,
   type Route,
   redirect,
-  signedIn,
   subjectAction,
   userWrite,
+  withUser,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
@@ -97,8 +96,8 @@ export const settingsRoutes: Route = (app, deps) => {
     });
 
   app.get(
-    '/app/settings',
-    signedIn(deps, async (_request, reply) => redirect(reply, '/app/settings/keys')),
+    '/settings',
+    withUser(async (_request, reply) => redirect(reply, '/app/settings/keys')),
   );
 
   // API keys: the plain key only on the page that answers "Create key".
@@ -136,15 +135,15 @@ ${table({
   };
 
   app.get(
-    '/app/settings/keys',
-    signedIn(deps, async (request, reply, user) => {
+    '/settings/keys',
+    withUser(async (request, reply, user) => {
       return htmlPage(reply, await keysPage(user, notice(doneOf(request))));
     }),
   );
 
   app.post(
-    '/app/settings/keys',
-    changing(deps, async (request, reply, user) => {
+    '/settings/keys',
+    withUser(async (request, reply, user) => {
       const name = formOf(request).get('name');
       if (name.length === 0 || name.length > 200)
         throw new DashboardError(
@@ -177,7 +176,7 @@ ${table({
     }),
   );
 
-  subjectAction(app, deps, '/app/keys/:id/revoke', {
+  subjectAction(app, deps, '/keys/:id/revoke', {
     find: async (user, id) => {
       if (!(await teamKey(deps.db, user.teamId, id))) throw notFound();
       return { id };
@@ -225,15 +224,15 @@ ${table({
   };
 
   app.get(
-    '/app/settings/webhooks',
-    signedIn(deps, async (request, reply, user) =>
+    '/settings/webhooks',
+    withUser(async (request, reply, user) =>
       htmlPage(reply, await webhooksPage(user, notice(doneOf(request)))),
     ),
   );
 
   app.post(
-    '/app/settings/webhooks',
-    changing(deps, async (request, reply, user) => {
+    '/settings/webhooks',
+    withUser(async (request, reply, user) => {
       const form = formOf(request);
       const events = form.all('events');
       if (events.some((e) => !EVENT_TYPES.includes(e as EventType)))
@@ -321,8 +320,8 @@ ${table({
   };
 
   app.get(
-    '/app/webhooks/:id',
-    signedIn(deps, async (request, reply, user) =>
+    '/webhooks/:id',
+    withUser(async (request, reply, user) =>
       htmlPage(reply, await endpointPage(user, idParam(request), notice(doneOf(request)))),
     ),
   );
@@ -331,7 +330,7 @@ ${table({
     ['enable', true],
     ['disable', false],
   ] as const) {
-    subjectAction(app, deps, `/app/webhooks/:id/${action}`, {
+    subjectAction(app, deps, `/webhooks/:id/${action}`, {
       find: endpointOf,
       type: 'webhook_endpoint',
       action: 'webhook_endpoint.updated',
@@ -344,8 +343,8 @@ ${table({
   // A test event: signed like a delivery and sent at once, its answer shown on the page. It is
   // not an event of the catalogue (type webhook.test): nothing is recorded or retried.
   app.post(
-    '/app/webhooks/:id/test',
-    changing(deps, async (request, reply, user) => {
+    '/webhooks/:id/test',
+    withUser(async (request, reply, user) => {
       const endpoint = await endpointOf(user, idParam(request));
       const secret = await currentSecret(deps.db, endpoint.id);
       const now = deps.clock.now();
@@ -370,8 +369,8 @@ ${table({
   );
 
   app.post(
-    '/app/webhooks/:id/rotate',
-    changing(deps, async (request, reply, user) => {
+    '/webhooks/:id/rotate',
+    withUser(async (request, reply, user) => {
       const endpoint = await endpointOf(user, idParam(request));
       const { secret } = await asUser(
         deps,
@@ -398,7 +397,7 @@ ${table({
     }),
   );
 
-  subjectAction(app, deps, '/app/webhooks/:id/replay', {
+  subjectAction(app, deps, '/webhooks/:id/replay', {
     find: endpointOf,
     type: 'webhook_endpoint',
     action: 'webhook_endpoint.replayed',
@@ -407,7 +406,7 @@ ${table({
     next: (endpoint) => `/app/webhooks/${endpoint.id}?done=replayed`,
   });
 
-  subjectAction(app, deps, '/app/webhooks/:id/delete', {
+  subjectAction(app, deps, '/webhooks/:id/delete', {
     find: endpointOf,
     type: 'webhook_endpoint',
     action: 'webhook_endpoint.deleted',
@@ -417,7 +416,7 @@ ${table({
     next: () => '/app/settings/webhooks?done=endpoint-removed',
   });
 
-  subjectAction(app, deps, '/app/dead-letters/:id/replay', {
+  subjectAction(app, deps, '/dead-letters/:id/replay', {
     find: async (user, id) => {
       const endpointId = await teamDeadLetter(deps.db, user.teamId, id);
       if (!endpointId) throw notFound();
@@ -473,118 +472,104 @@ ${table({
     );
   };
 
-  const ownersOnlyPage = (user: DashboardUser) => {
-    if (!mayManageUsers(user))
-      throw new DashboardError(403, 'Owners only', 'Only the team’s owners manage its users.');
-  };
-
   app.get(
-    '/app/settings/users',
-    signedIn(deps, async (request, reply, user) => {
-      ownersOnlyPage(user);
+    '/settings/users',
+    { config: { may: 'manage-users' } },
+    withUser(async (request, reply, user) => {
       return htmlPage(reply, await usersPage(user, notice(doneOf(request))));
     }),
   );
 
   app.post(
-    '/app/settings/users',
-    changing(
-      deps,
-      async (request, reply, user) => {
-        const form = formOf(request);
-        const role = form.get('role');
-        if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
-        const invitation = await inviteUser(
-          userWrite<Invitation>(deps, user, (done) => ({
-            action: 'user.invited',
-            subject: { type: 'user', id: done.userId },
-            after: { email: done.email, role: done.role, expiresAt: done.expiresAt },
-          })),
-          { teamId: user.teamId, email: form.get('email'), role },
-        ).catch((err) => {
-          throw asPage(err);
-        });
-        const address = `${deps.appUrl}${invitation.path}`;
-        let mailed = '';
-        if (deps.mailer) {
-          try {
-            await deps.mailer.send({
-              to: invitation.email,
-              address,
-              teamName: user.teamName,
-              invitedBy: user.email,
-            });
-            mailed = ` It was also mailed to ${invitation.email}.`;
-          } catch (err) {
-            request.log.warn({ err: (err as Error).message }, 'an invitation could not be mailed');
-            mailed = ' It could not be mailed: send it yourself.';
-          }
+    '/settings/users',
+    { config: { may: 'manage-users' } },
+    withUser(async (request, reply, user) => {
+      const form = formOf(request);
+      const role = form.get('role');
+      if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
+      const invitation = await inviteUser(
+        userWrite<Invitation>(deps, user, (done) => ({
+          action: 'user.invited',
+          subject: { type: 'user', id: done.userId },
+          after: { email: done.email, role: done.role, expiresAt: done.expiresAt },
+        })),
+        { teamId: user.teamId, email: form.get('email'), role },
+      ).catch((err) => {
+        throw asPage(err);
+      });
+      const address = `${deps.appUrl}${invitation.path}`;
+      let mailed = '';
+      if (deps.mailer) {
+        try {
+          await deps.mailer.send({
+            to: invitation.email,
+            address,
+            teamName: user.teamName,
+            invitedBy: user.email,
+          });
+          mailed = ` It was also mailed to ${invitation.email}.`;
+        } catch (err) {
+          request.log.warn({ err: (err as Error).message }, 'an invitation could not be mailed');
+          mailed = ' It could not be mailed: send it yourself.';
         }
-        return htmlPage(
-          reply,
-          await usersPage(
-            user,
-            shownOnce(
-              `Invitation for ${invitation.email}`,
-              address,
-              `Send this address to the person: it works once, for 7 days.${mailed}`,
-            ),
+      }
+      return htmlPage(
+        reply,
+        await usersPage(
+          user,
+          shownOnce(
+            `Invitation for ${invitation.email}`,
+            address,
+            `Send this address to the person: it works once, for 7 days.${mailed}`,
           ),
-          201,
-        );
-      },
-      ownersOnly,
-    ),
+        ),
+        201,
+      );
+    }),
   );
 
   app.post(
-    '/app/users/:id/role',
-    changing(
-      deps,
-      async (request, reply, user) => {
-        const role = formOf(request).get('role');
-        if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
-        const ctx = userWrite<RoleChange>(deps, user, (done) => ({
-          action: 'user.role_changed',
-          subject: { type: 'user', id: done.id },
-          before: { email: done.email, role: done.before },
-          after: { email: done.email, role: done.after },
-        }));
-        await changeRole(ctx, idParam(request), role).catch((err) => {
-          throw asPage(err);
-        });
-        return redirect(reply, '/app/settings/users?done=user-saved');
-      },
-      ownersOnly,
-    ),
+    '/users/:id/role',
+    { config: { may: 'manage-users' } },
+    withUser(async (request, reply, user) => {
+      const role = formOf(request).get('role');
+      if (!isRole(role)) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
+      const ctx = userWrite<RoleChange>(deps, user, (done) => ({
+        action: 'user.role_changed',
+        subject: { type: 'user', id: done.id },
+        before: { email: done.email, role: done.before },
+        after: { email: done.email, role: done.after },
+      }));
+      await changeRole(ctx, idParam(request), role).catch((err) => {
+        throw asPage(err);
+      });
+      return redirect(reply, '/app/settings/users?done=user-saved');
+    }),
   );
 
   app.post(
-    '/app/users/:id/remove',
-    changing(
-      deps,
-      async (request, reply, user) => {
-        const id = idParam(request);
-        if (id === user.id)
-          throw new DashboardError(409, 'That cannot be done now', 'You cannot remove yourself.');
-        const ctx = userWrite<{ id: string; email: string; role: string }>(deps, user, (done) => ({
-          action: 'user.removed',
-          subject: { type: 'user', id: done.id },
-          before: { email: done.email, role: done.role },
-        }));
-        await removeUser(ctx, id).catch((err) => {
-          throw asPage(err);
-        });
-        return redirect(reply, '/app/settings/users?done=user-removed');
-      },
-      ownersOnly,
-    ),
+    '/users/:id/remove',
+    { config: { may: 'manage-users' } },
+    withUser(async (request, reply, user) => {
+      const id = idParam(request);
+      if (id === user.id)
+        throw new DashboardError(409, 'That cannot be done now', 'You cannot remove yourself.');
+      const ctx = userWrite<{ id: string; email: string; role: string }>(deps, user, (done) => ({
+        action: 'user.removed',
+        subject: { type: 'user', id: done.id },
+        before: { email: done.email, role: done.role },
+      }));
+      await removeUser(ctx, id).catch((err) => {
+        throw asPage(err);
+      });
+      return redirect(reply, '/app/settings/users?done=user-removed');
+    }),
   );
 
   // The audit log: every change made in the dashboard, newest first.
   app.get(
-    '/app/settings/audit',
-    signedIn(deps, async (request, reply, user) => {
+    '/settings/audit',
+    withUser(async (request, reply, user) => {
       const query = request.query as Record<string, unknown>;
       const before = typeof query.before === 'string' ? parseCursor(query.before) : undefined;
       const rows = await auditPage(deps.db, user.teamId, { limit: AUDIT_PAGE + 1, before });
@@ -609,8 +594,8 @@ ${rows.length > AUDIT_PAGE && last ? html`<nav class="pager" aria-label="Pages">
   );
 
   app.get(
-    '/app/settings/audit.csv',
-    signedIn(deps, async (_request, reply, user) => {
+    '/settings/audit.csv',
+    withUser(async (_request, reply, user) => {
       async function* rows() {
         let before: { at: Date; id: string } | undefined;
         for (;;) {
@@ -674,29 +659,26 @@ ${table({
   };
 
   app.get(
-    '/app/account',
-    signedIn(deps, async (request, reply, user) => {
+    '/account',
+    withUser(async (request, reply, user) => {
       const { body } = await accountPage(user, notice(doneOf(request)));
       return htmlPage(reply, body);
     }),
   );
 
   app.post(
-    '/app/account/sessions/:id/end',
-    changing(
-      deps,
-      async (request, reply, user) => {
-        await deleteSession(deps.db, idParam(request), user.id);
-        return redirect(reply, '/app/account?done=session-ended');
-      },
-      () => true,
-    ),
+    '/account/sessions/:id/end',
+    { config: { may: 'own-account' } },
+    withUser(async (request, reply, user) => {
+      await deleteSession(deps.db, idParam(request), user.id);
+      return redirect(reply, '/app/account?done=session-ended');
+    }),
   );
 
   app.post(
-    '/app/account/password',
-    signedIn(deps, async (request, reply, user) => {
-      checkChange(request, user, request.body as Record<string, unknown>, () => true);
+    '/account/password',
+    { config: { may: 'own-account' } },
+    withUser(async (request, reply, user) => {
       const form = formOf(request);
       const next = String(form.raw.password ?? '');
       const wrong = checkNewPassword(next, String(form.raw.confirm ?? ''));

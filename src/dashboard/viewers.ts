@@ -1,6 +1,6 @@
 import { html } from '../core/html.ts';
 import type { DashboardUser } from './auth.ts';
-import { doneOf, htmlPage, idParam, type Route, signedIn } from './context.ts';
+import { doneOf, htmlPage, idParam, type Route, withUser } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { count, dashboardPage, duration, notice, table, when } from './layout.ts';
@@ -18,8 +18,8 @@ export const viewerRoutes: Route = (app, deps) => {
   };
 
   app.get(
-    '/app/rooms/:id/viewers',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/viewers',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const query = request.query as Record<string, unknown>;
       const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
@@ -72,8 +72,8 @@ ${
   );
 
   app.get(
-    '/app/rooms/:id/viewers.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/rooms/:id/viewers.csv',
+    withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
       const query = request.query as Record<string, unknown>;
       const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
@@ -112,8 +112,8 @@ ${
   );
 
   app.get(
-    '/app/viewers/:id',
-    signedIn(deps, async (request, reply, user) => {
+    '/viewers/:id',
+    withUser(async (request, reply, user) => {
       const viewer = await viewerOf(user, idParam(request));
       const timeline = await viewerTimeline(deps.db, viewer.id, TIMELINE_LIMIT);
       const label = viewer.email || 'Anonymous viewer';
@@ -153,8 +153,8 @@ ${table({
   );
 
   app.get(
-    '/app/viewers/:id/timeline.csv',
-    signedIn(deps, async (request, reply, user) => {
+    '/viewers/:id/timeline.csv',
+    withUser(async (request, reply, user) => {
       const viewer = await viewerOf(user, idParam(request));
       const timeline = await viewerTimeline(deps.db, viewer.id, 100_000);
       return sendCsv(
