@@ -17,3 +17,12 @@ export function StringEnum<const T extends readonly string[]>(
 ): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
+
+/** A person's email address: something before and after one @, the domain with a dot; 320 at most. */
+export const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+export const isEmail = (value: string): boolean => value.length <= 320 && EMAIL.test(value);
+
+/** A person's email address in a form or body (the rule above); `errorMessage` is what a form says. */
+export const Email = () =>
+  Type.String({ maxLength: 320, pattern: EMAIL.source, errorMessage: 'Enter a valid email' });

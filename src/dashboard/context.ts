@@ -1,8 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AuditEntry } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { IdParams } from '../core/schemas.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhookSender } from '../delivery/sender.ts';
 import type { Signer } from '../link-page/session.ts';
@@ -12,6 +13,7 @@ import type { WriteContexts } from '../write/context.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { actorOf, type DashboardUser } from './auth.ts';
 import { DashboardError, notFound } from './errors.ts';
+import { FormBody } from './forms.ts';
 
 export interface DashboardDeps {
   db: Database;
@@ -28,41 +30,14 @@ export interface DashboardDeps {
   sender: () => WebhookSender;
 }
 
-/** A form's fields: the first value of each, and every value of a repeated one. */
-export interface Form {
-  get(name: string): string;
-  all(name: string): string[];
-  raw: Record<string, unknown>;
-}
-
-export function formOf(request: FastifyRequest): Form {
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  const params = (body as { [PARAMS]?: URLSearchParams })[PARAMS];
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  return {
-    get: (name) => text(body[name]).trim(),
-    all: (name) => (params ? params.getAll(name) : body[name] === undefined ? [] : [text(body[name])]),
-    raw: body,
-  };
-}
-
-/** Where the web app's form parser keeps every value of a urlencoded body. */
-export const PARAMS = Symbol('form params');
-
-/** Parses a urlencoded body: each field's first value, with every value kept beside it. */
-export function parseForm(text: string): Record<string, string> {
-  const params = new URLSearchParams(text);
-  const body: Record<string, string> = {};
-  for (const [name, value] of params) if (!(name in body)) body[name] = value;
-  Object.defineProperty(body, PARAMS, { value: params, enumerable: false });
-  return body;
-}
-
-type Handler = (request: FastifyRequest, reply: FastifyReply, user: DashboardUser) => Promise<unknown>;
-
-/** A route handler given the signed-in user (the dashboard plugin's hook has set it). */
-export function withUser(handler: Handler) {
-  return (request: FastifyRequest, reply: FastifyReply) => handler(request, reply, request.user);
+/**
+ * A route handler given the signed-in user (the dashboard plugin's hook has set it); the
+ * request keeps the types its route's schema gives it.
+ */
+export function withUser<R extends FastifyRequest>(
+  handler: (request: R, reply: FastifyReply, user: DashboardUser) => Promise<unknown>,
+) {
+  return (request: R, reply: FastifyReply) => handler(request, reply, request.user);
 }
 
 /**
@@ -176,6 +151,8 @@ export function subjectAction<S extends { id: string }, R>(
   deps: DashboardDeps,
   path: string,
   o: {
+    /** The route's schema: an id in the path and a form body unless it says otherwise. */
+    schema?: FastifySchema;
     find: (user: DashboardUser, id: string) => Promise<S>;
     type: string;
     action: string;
@@ -187,6 +164,7 @@ export function subjectAction<S extends { id: string }, R>(
 ): void {
   app.post(
     path,
+    { schema: o.schema ?? { params: IdParams, body: FormBody } },
     withUser(async (request, reply, user) => {
       const subject = await o.find(user, idParam(request));
       await asUser(

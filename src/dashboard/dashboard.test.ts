@@ -105,6 +105,35 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     return { team, email, person, invitation };
   }
 
+  it('sends an invalid form back as its page: 400, every value as typed, an error summary naming the field, the navigation', async () => {
+    const { person } = await member('owner');
+    const _csrf = await person.csrf();
+    const before = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints'))[0]?.n;
+    const events = ['view.started', 'download.denied'];
+    const endpoint = await person.post('/app/settings/webhooks', { _csrf, url: 'ftp://hooks <bad>', events });
+    expect(endpoint.statusCode).toBe(400);
+    expect(endpoint.body).toMatch(/class="error-summary"[^>]*role="alert"/);
+    expect(endpoint.body).toMatch(/<a href="#endpoint-url">URL [^<]+<\/a>/);
+    expect(endpoint.body).toContain('value="ftp://hooks &lt;bad&gt;"');
+    expect(endpoint.body).toContain('aria-invalid="true" aria-describedby="endpoint-url-error"');
+    for (const event of events) expect(endpoint.body).toContain(`value="${event}" checked`);
+    expect(endpoint.body).toContain('aria-label="Main"');
+    expect(endpoint.body).not.toMatch(/[A-Z]{3,}_[A-Z_]{3,}/);
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints'))[0]?.n).toBe(
+      before,
+    );
+
+    const invite = await person.post('/app/settings/users', { _csrf, email: 'not an email', role: 'admin' });
+    expect(invite.statusCode).toBe(400);
+    expect(invite.body).toMatch(/<a href="#invite-email">Enter a valid email<\/a>/);
+    expect(invite.body).toContain('value="not an email"');
+    expect(invite.body).toMatch(/<option value="admin" selected>/);
+
+    const key = await person.post('/app/settings/keys', { _csrf, name: ' ' });
+    expect(key.statusCode).toBe(400);
+    expect(key.body).toMatch(/<a href="#key-name">Enter a name<\/a>/);
+  });
+
   it('keeps every team to its own: another team’s room, document, link, viewer, key and endpoint are not found, read or changed', async () => {
     const ours = await member('owner');
     const theirs = await member('owner');

@@ -17,7 +17,6 @@ import {
   asUser,
   type DashboardDeps,
   doneOf,
-  formOf,
   htmlPage,
   idParam,
   type Route,
@@ -27,6 +26,7 @@ import {
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
+import { formOf } from './forms.ts';
 import {
   actionButton,
   count,
@@ -337,7 +337,7 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     '/documents/:id',
     withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
-      const form = formOf(request);
+      const form = formOf(request.body);
       const name = form.get('name');
       const displayName = form.get('displayName');
       const override = form.get('download') as Override;
@@ -388,7 +388,7 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     '/documents/:id/move',
     withUser(async (request, reply, user) => {
       const document = await documentOf(deps, user, idParam(request));
-      const direction = formOf(request).get('direction');
+      const direction = formOf(request.body).get('direction');
       const documents = await roomDocuments(deps.db, document.deal_room_id);
       const at = documents.findIndex((d) => d.id === document.id);
       const other = documents[direction === 'up' ? at - 1 : at + 1];

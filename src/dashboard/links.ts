@@ -4,8 +4,6 @@ import type { DashboardUser } from './auth.ts';
 import {
   asUser,
   doneOf,
-  type Form,
-  formOf,
   htmlPage,
   idParam,
   type Route,
@@ -15,6 +13,7 @@ import {
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
+import { type Form, formOf } from './forms.ts';
 import { actionButton, count, csrfField, dashboardPage, mayChange, notice, table, when } from './layout.ts';
 import { type DocumentListRow, type LinkListRow, roomDocuments, roomLinks, teamLink } from './repo.ts';
 import { roomOf, roomTabs } from './rooms.ts';
@@ -45,7 +44,7 @@ function linkSettings(form: Form, documents: DocumentListRow[], editing: boolean
   if (chosen.some((id) => !known.has(id)))
     throw new DashboardError(400, 'Check what you entered', 'Choose documents of this room.');
   const passwordAction = form.get('passwordAction');
-  const password = form.raw.password === undefined ? '' : String(form.raw.password);
+  const password = form.text('password');
   let passwordChange: string | null | undefined;
   if (!editing || passwordAction === 'set') {
     if (password.length > 200)
@@ -200,7 +199,7 @@ ${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user,
     '/rooms/:id/links',
     withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
-      const settings = linkSettings(formOf(request), await roomDocuments(deps.db, room.id), false);
+      const settings = linkSettings(formOf(request.body), await roomDocuments(deps.db, room.id), false);
       const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
         createLink(ctx, room.id, settings),
       );
@@ -247,7 +246,11 @@ ${
     '/links/:id',
     withUser(async (request, reply, user) => {
       const link = await linkOf(user, idParam(request));
-      const settings = linkSettings(formOf(request), await roomDocuments(deps.db, link.deal_room_id), true);
+      const settings = linkSettings(
+        formOf(request.body),
+        await roomDocuments(deps.db, link.deal_room_id),
+        true,
+      );
       await asUser(
         deps,
         user,

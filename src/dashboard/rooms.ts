@@ -9,7 +9,6 @@ import {
   asUser,
   type DashboardDeps,
   doneOf,
-  formOf,
   htmlPage,
   idParam,
   type Route,
@@ -19,6 +18,7 @@ import {
 } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
+import { formOf } from './forms.ts';
 import {
   actionButton,
   count,
@@ -171,7 +171,7 @@ ${
   app.post(
     '/rooms',
     withUser(async (request, reply, user) => {
-      const name = checkName(formOf(request).get('name'));
+      const name = checkName(formOf(request.body).get('name'));
       const room = await asUser(
         deps,
         user,
@@ -317,7 +317,7 @@ ${
     '/rooms/:id',
     withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
-      const form = formOf(request);
+      const form = formOf(request.body);
       const name = checkName(form.get('name'));
       const description = form.get('description').slice(0, 2000);
       await asUser(

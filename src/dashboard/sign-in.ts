@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../core/html.ts';
 import { cookie, readCookies } from '../link-page/session.ts';
-import { acceptInvitation, checkNewPassword, openInvitation, signIn } from '../users/commands.ts';
-import { deleteSession } from '../users/repo.ts';
+import { acceptInvitation, checkNewPassword, endSession, openInvitation, signIn } from '../users/commands.ts';
 import { VISITOR } from '../write/context.ts';
-import { currentUser, endedSessionCookie, sameToken, sessionCookie } from './auth.ts';
-import { formOf, htmlPage, type Route, redirect } from './context.ts';
+import { actorOf, currentUser, endedSessionCookie, sameToken, sessionCookie } from './auth.ts';
+import { htmlPage, type Route, redirect } from './context.ts';
 import { DashboardError } from './errors.ts';
+import { formOf } from './forms.ts';
 import { problem, publicPage } from './layout.ts';
 
 /** The pre-sign-in cookie a sign-in or invitation form's token is bound to (login CSRF). */
@@ -47,7 +47,7 @@ export const signInRoutes: Route = (app, deps) => {
   });
 
   app.post('/login', async (request, reply) => {
-    const form = formOf(request);
+    const form = formOf(request.body);
     const next = nextOf(form.get('next'));
     const token = await formToken(request, reply, 'login');
     if (!(await checkFormToken(request, 'login', form.get('_form')))) {
@@ -76,10 +76,14 @@ export const signInRoutes: Route = (app, deps) => {
   app.post('/logout', async (request, reply) => {
     const user = await currentUser(deps.db, deps.clock, request);
     if (user) {
-      if (!sameToken(formOf(request).get('_csrf'), user.csrf)) {
+      if (!sameToken(formOf(request.body).get('_csrf'), user.csrf)) {
         throw new DashboardError(403, 'This form has expired', 'Go back, reload the page and try again.');
       }
-      await deleteSession(deps.db, user.sessionId, user.id);
+      await endSession(
+        deps.writeContext({ actor: actorOf(user), teamId: user.teamId }),
+        user.id,
+        user.sessionId,
+      );
     }
     reply.header('Set-Cookie', endedSessionCookie(deps.secureCookies));
     return redirect(reply, '/login');
@@ -103,7 +107,7 @@ export const signInRoutes: Route = (app, deps) => {
     const { token } = request.params as { token: string };
     const invitation = await openInvitation(deps.db, token, deps.clock.now());
     if (!invitation) throw invitationGone();
-    const form = formOf(request);
+    const form = formOf(request.body);
     const formTokenNow = await formToken(request, reply, 'invite');
     if (!(await checkFormToken(request, 'invite', form.get('_form')))) {
       return htmlPage(
@@ -112,8 +116,8 @@ export const signInRoutes: Route = (app, deps) => {
         403,
       );
     }
-    const password = String(form.raw.password ?? '');
-    const wrong = checkNewPassword(password, String(form.raw.confirm ?? ''));
+    const password = form.text('password');
+    const wrong = checkNewPassword(password, form.text('confirm'));
     if (wrong) return htmlPage(reply, invitePage(token, invitation.email, formTokenNow, wrong), 400);
     const session = await acceptInvitation(deps.writeContext(VISITOR), token, password, {
       userAgent: String(request.headers['user-agent'] ?? ''),

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.ts';
+import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { verifyPassword } from '../core/passwords.ts';
 import { fileChunks, storedFile } from '../documents/files.ts';
@@ -36,8 +37,6 @@ import { watermarkedPdf } from './watermark.ts';
 
 /** A session coming back after this long without a page is a new visit (contract.md section 7). */
 export const VISIT_GAP_MS = 30 * 60 * 1000;
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 export interface LinkPageDeps {
   write: WriteContext;
@@ -221,7 +220,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
         { 'Retry-After': String(wait) },
       );
     }
-    if (link.requires_email && !(form.email && EMAIL.test(form.email))) {
+    if (link.requires_email && !(form.email && isEmail(form.email))) {
       return html(
         reply,
         400,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '../core/errors.ts';
+import { isEmail } from '../core/fields.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword, verifyPassword } from '../core/passwords.ts';
 import type { Queryable } from '../db/database.ts';
@@ -15,8 +16,6 @@ export const SESSION_DAYS = 14;
 /** Sign-in failures that make an account, or a client address, wait (contract.md section 8). */
 export const SIGN_IN_FAILURES = { limit: 10, windowMs: 15 * 60 * 1000 } as const;
 export const PASSWORD_LENGTH = { min: 10, max: 200 } as const;
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const token = (): string => randomBytes(32).toString('base64url');
@@ -40,7 +39,7 @@ export async function inviteUser(
   input: { teamId: string; email: string; role: Role },
 ): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) {
+  if (!isEmail(email)) {
     throw new ApiError('validation_error', 'Enter a valid email');
   }
   if (!isRole(input.role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
@@ -239,5 +238,14 @@ export async function removeUser(
     }
     await repo.deleteUserRow(tx, userId);
     return { id: userId, email: user.email, role: user.role };
+  });
+}
+
+/** Ends one session of a user (signing out, or ending it from another browser); whether it was live. */
+export async function endSession(ctx: WriteContext, userId: string, sessionId: string): Promise<boolean> {
+  if (!isUuid(sessionId)) return false;
+  return inWrite(ctx, async (tx) => {
+    if (!(await repo.userById(tx, userId))) return false;
+    return repo.deleteSession(tx, sessionId, userId);
   });
 }

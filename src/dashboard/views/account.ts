@@ -1,0 +1,36 @@
+import { type Html, html } from '../../core/html.ts';
+import type { SessionRow } from '../../users/repo.ts';
+import type { DashboardUser } from '../auth.ts';
+import { actionButton, csrfField, dashboardPage, table, when } from '../layout.ts';
+
+/** The signed-in person's own account: where they are signed in, and the password form. */
+export function accountView(
+  user: DashboardUser,
+  sessions: readonly SessionRow[],
+  top: Html | '' = '',
+): string {
+  return dashboardPage(user, {
+    title: 'Your account',
+    section: 'account',
+    body: html`<div class="page-head"><div><p class="eyebrow">${user.teamName} · ${user.role}</p><h1>${user.email}</h1></div></div>
+${top}
+${table({
+  caption: 'Where you are signed in',
+  head: ['Browser', 'Address', 'Signed in', 'Last seen', ''],
+  empty: 'No sessions.',
+  rows: sessions.map(
+    (
+      s,
+    ) => html`<tr><td>${s.user_agent.slice(0, 80) || 'Unknown'}</td><td>${s.address}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
+<td>${s.id === user.sessionId ? 'This browser' : actionButton(user, `/app/account/sessions/${s.id}/end`, 'End session', { allowed: true })}</td></tr>`,
+  ),
+})}
+<form method="post" action="/app/account/password" class="card stack">${csrfField(user)}
+  <h2>Change password</h2>
+  <div class="field"><label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required></div>
+  <div class="field"><label for="new-password">New password</label><input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="10"></div>
+  <div class="field"><label for="confirm">Confirm password</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required></div>
+  <button type="submit" class="primary">Change password</button>
+</form>`,
+  });
+}
