@@ -1,7 +1,5 @@
+import { firstDayOf, PERIOD_DAYS, type Period } from '../core/period.ts';
 import { addDays, daysBetween, isoDay, startOfUtcDay } from '../core/time.ts';
-import type { Period } from './schemas.ts';
-
-const PERIOD_DAYS = { '7d': 7, '30d': 30, '90d': 90 } as const;
 
 export interface PeriodDays {
   /** 00:00Z of the first day; events at or after it count. */
@@ -23,8 +21,7 @@ export function periodDays(
 ): PeriodDays {
   const today = startOfUtcDay(now);
   if (period !== 'all') {
-    const days = PERIOD_DAYS[period];
-    return { firstDay: addDays(today, -(days - 1)), today, days };
+    return { firstDay: firstDayOf(period, now), today, days: PERIOD_DAYS[period] };
   }
   const starts = [room.createdAt, room.firstViewAt, today].filter((d): d is Date => d !== null);
   const firstDay = startOfUtcDay(new Date(Math.min(...starts.map((d) => d.getTime()))));

@@ -1,8 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, Uuid } from '../core/fields.ts';
 
-export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
-export type Period = (typeof PERIODS)[number];
+import { PERIODS } from '../core/period.ts';
+
+export { PERIODS, type Period } from '../core/period.ts';
 
 export const AnalyticsQuery = Type.Object({
   period: Type.Optional(

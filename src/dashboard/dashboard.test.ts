@@ -131,7 +131,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
 
     const key = await person.post('/app/settings/keys', { _csrf, name: ' ' });
     expect(key.statusCode).toBe(400);
-    expect(key.body).toMatch(/<a href="#key-name">Enter a name<\/a>/);
+    expect(key.body).toMatch(/<a href="#key-name">Give a name of 1 to 200 characters<\/a>/);
   });
 
   it('keeps every team to its own: another team’s room, document, link, viewer, key and endpoint are not found, read or changed', async () => {

@@ -142,7 +142,9 @@ function messageOf(error: ValueError, label: string): string {
   if (typeof value === 'string' && (rules.maxLength !== undefined || rules.minLength !== undefined)) {
     const min = rules.minLength ?? 0;
     const max = rules.maxLength;
-    if (value.trim() === '' && min > 0) return `Enter ${article(label)}`;
+    if (max !== undefined && min > 0 && (value.trim() === '' || value.length > max)) {
+      return `Give ${article(label)} of ${min} to ${max} characters`;
+    }
     if (max !== undefined && value.length > max) return `${label} must be ${max} characters or fewer`;
     if (value.length < min) return `${label} must be at least ${min} characters`;
   }

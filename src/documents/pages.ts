@@ -1,9 +1,6 @@
-import type { Period } from '../analytics/schemas.ts';
-import { addDays, startOfUtcDay } from '../core/time.ts';
+import { firstDayOf, type Period } from '../core/period.ts';
 import type { Queryable } from '../db/database.ts';
 import type { PageFigures } from './schemas.ts';
-
-const PERIOD_DAYS = { '7d': 7, '30d': 30, '90d': 90 } as const;
 
 /**
  * A document's page figures over a period of whole UTC days ending today (contract.md
@@ -16,7 +13,7 @@ export async function pageFigures(
   period: Period,
   now: Date,
 ): Promise<PageFigures | undefined> {
-  const firstDay = period === 'all' ? null : addDays(startOfUtcDay(now), -(PERIOD_DAYS[period] - 1));
+  const firstDay = period === 'all' ? null : firstDayOf(period, now);
   const [document] = await db.query<{ page_count: number; views: string | number }>(
     `SELECT d.page_count,
             coalesce((SELECT sum(v.views) FROM room_daily_views v
