@@ -1,22 +1,26 @@
 import multipart from '@fastify/multipart';
-import { PERIODS, type Period } from '../analytics/schemas.ts';
-import { type Html, html } from '../core/html.ts';
+import { Type } from '@sinclair/typebox';
+import type { Period } from '../core/period.ts';
+import { IdParams } from '../core/schemas.ts';
 import { unstorableTextAt } from '../core/text.ts';
 import {
   createDocument,
+  type DocumentMove,
   deleteDocument,
   type ManagedDocument,
+  moveDocument,
   setDocumentPublished,
   updateDocument,
 } from '../documents/commands.ts';
 import { fileTooLarge, type ReceivedFile, receiveFile } from '../documents/files.ts';
 import { pageFigures } from '../documents/pages.ts';
+import { DocumentPatch } from '../documents/schemas.ts';
 import { checkCsrf, type DashboardUser } from './auth.ts';
 import {
   asPage,
   asUser,
   type DashboardDeps,
-  doneOf,
+  DONE,
   htmlPage,
   idParam,
   type Route,
@@ -26,44 +30,28 @@ import {
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { DashboardError, notFound } from './errors.ts';
-import { formOf } from './forms.ts';
+import { FormBody, type FormState, formOf, readForm, refusedField } from './forms.ts';
+import { roomDocuments, teamDocument } from './repo.ts';
+import { periodOf, roomOf } from './rooms.ts';
 import {
-  actionButton,
-  count,
-  csrfField,
-  dashboardPage,
-  duration,
-  mayChange,
-  notice,
-  table,
-} from './layout.ts';
-import { type DocumentListRow, roomDocuments, teamDocument } from './repo.ts';
-import { roomOf, roomTabs } from './rooms.ts';
+  DOCUMENT_FIELDS,
+  documentsView,
+  documentView,
+  OVERRIDES,
+  overrideOf,
+  type TeamDocument,
+  title,
+} from './views/documents.ts';
 
-const OVERRIDES = { follow: null, always: true, never: false } as const;
-type Override = keyof typeof OVERRIDES;
-const overrideOf = (value: boolean | null): Override =>
-  value === null ? 'follow' : value ? 'always' : 'never';
-const OVERRIDE_LABELS: Record<Override, string> = {
-  follow: 'Follow the link',
-  always: 'Always downloadable',
-  never: 'Never downloadable',
-};
-
-function title(d: { name: string; display_name: string | null }): string {
-  return d.display_name ?? d.name;
-}
-
-function fileMeta(d: DocumentListRow): string {
-  if (!d.file_type) return 'No file';
-  const kind = d.file_type === 'application/pdf' ? 'PDF' : d.file_type === 'image/png' ? 'PNG' : 'JPEG';
-  return `${kind}, ${d.page_count === 1 ? '1 page' : `${d.page_count} pages`}, ${megabytes(d.size_bytes ?? 0)}`;
-}
-
-const megabytes = (bytes: number) =>
-  bytes < 1024 * 1024
-    ? `${Math.max(1, Math.round(bytes / 1024))} KB`
-    : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const Text = Type.Optional(Type.String({ maxLength: 500 }));
+const DoneQuery = Type.Object({ done: Text });
+const PeriodQuery = Type.Object({ period: Text, done: Text });
+/** The settings form: the name rules of DocumentPatch, and the download setting as its select names it. */
+const DocumentForm = Type.Object({
+  name: Type.Required(Type.Pick(DocumentPatch, ['name'])).properties.name,
+  displayName: DocumentPatch.properties.displayName,
+  download: Type.Union((Object.keys(OVERRIDES) as (keyof typeof OVERRIDES)[]).map((o) => Type.Literal(o))),
+});
 
 async function documentOf(deps: DashboardDeps, user: DashboardUser, id: string) {
   const document = await teamDocument(deps.db, user.teamId, id);
@@ -74,66 +62,14 @@ async function documentOf(deps: DashboardDeps, user: DashboardUser, id: string) 
 export const documentRoutes: Route = (app, deps) => {
   app.get(
     '/rooms/:id/documents',
-    withUser(async (request, reply, user) => {
+    { schema: { params: IdParams, querystring: DoneQuery } },
+    async (request, reply) => {
+      const { user } = request;
       const room = await roomOf(deps, user, idParam(request));
       const documents = await roomDocuments(deps.db, room.id);
-      const body = html`<div class="page-head"><div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div></div>
-${roomTabs(room, 'documents')}
-${notice(doneOf(request))}
-${
-  mayChange(user)
-    ? html`<form method="post" action="/app/rooms/${room.id}/documents" enctype="multipart/form-data" class="card upload" data-upload>
-  ${csrfField(user)}
-  <h2>Add a document</h2>
-  <div class="row-form">
-    <div class="field grow"><label for="file">File</label>
-      <input id="file" name="file" type="file" required accept="application/pdf,image/png,image/jpeg" aria-describedby="file-hint">
-      <p class="hint" id="file-hint">PDF, PNG or JPEG, up to ${megabytes(deps.fileMaxBytes)}.</p></div>
-    <div class="field grow"><label for="doc-name">Name</label>
-      <input id="doc-name" name="name" maxlength="200" aria-describedby="doc-name-hint">
-      <p class="hint" id="doc-name-hint">Optional: the file's name when empty.</p></div>
-    <div class="field check"><input id="publish" name="publish" type="checkbox" value="yes" checked><label for="publish">Publish now</label></div>
-    <button type="submit" class="primary">Upload</button>
-  </div>
-  <progress hidden max="100" value="0" aria-label="Upload progress"></progress>
-</form>`
-    : ''
-}
-${table({
-  caption: 'Documents, in the order links show them',
-  csv: `/app/rooms/${room.id}/documents.csv`,
-  head: ['Document', 'Status', 'File', 'Views', 'Downloads', ...(mayChange(user) ? ['Actions'] : [])],
-  numeric: [3],
-  empty: 'No documents yet.',
-  rows: documents.map(
-    (d, i) => html`<tr><th scope="row"><a href="/app/documents/${d.id}">${title(d)}</a></th>
-<td><span class="badge ${d.status}">${d.status}</span></td><td>${fileMeta(d)}</td><td class="num">${count(d.total_views)}</td>
-<td>${OVERRIDE_LABELS[overrideOf(d.download_override)]}</td>
-${
-  mayChange(user)
-    ? html`<td class="actions">${
-        d.status === 'published'
-          ? actionButton(user, `/app/documents/${d.id}/unpublish`, 'Unpublish')
-          : actionButton(user, `/app/documents/${d.id}/publish`, 'Publish')
-      }${i > 0 ? actionButton(user, `/app/documents/${d.id}/move`, 'Move up', { fields: { direction: 'up' } }) : ''}${
-        i < documents.length - 1
-          ? actionButton(user, `/app/documents/${d.id}/move`, 'Move down', { fields: { direction: 'down' } })
-          : ''
-      }</td>`
-    : ''
-}</tr>`,
-  ),
-})}`;
-      return htmlPage(
-        reply,
-        dashboardPage(user, {
-          title: `${room.name}: documents`,
-          section: 'rooms',
-          crumbs: [['/app/rooms', 'Rooms']],
-          body,
-        }),
-      );
-    }),
+      const done = DONE[request.query.done ?? ''];
+      return htmlPage(reply, documentsView(user, room, documents, { done, fileMaxBytes: deps.fileMaxBytes }));
+    },
   );
 
   app.get(
@@ -245,129 +181,77 @@ ${
     );
   });
 
+  const documentPage = async (document: TeamDocument, period: Period) => {
+    const figures = await pageFigures(deps.db, document.id, period, deps.clock.now());
+    if (!figures) throw notFound();
+    return figures;
+  };
+
   app.get(
     '/documents/:id',
-    withUser(async (request, reply, user) => {
+    { schema: { params: IdParams, querystring: PeriodQuery } },
+    async (request, reply) => {
+      const { user } = request;
       const document = await documentOf(deps, user, idParam(request));
-      const query = request.query as Record<string, unknown>;
-      const period: Period = PERIODS.includes(query.period as Period) ? (query.period as Period) : '30d';
-      const figures = await pageFigures(deps.db, document.id, period, deps.clock.now());
-      if (!figures) throw notFound();
-      const reach = figures.pages.map((p) =>
-        figures.views > 0 ? Math.round((p.views / figures.views) * 100) : 0,
-      );
-      const body = html`<div class="page-head"><div><p class="eyebrow">Document</p><h1>${title(document)}</h1></div>
-<span class="badge ${document.status}">${document.status}</span></div>
-${notice(doneOf(request))}
-<nav class="periods" aria-label="Period">
-  ${PERIODS.map((p) => html`<a href="/app/documents/${document.id}?period=${p}"${p === period ? html` aria-current="page"` : ''}>${p === 'all' ? 'All time' : p}</a>`)}
-</nav>
-<section class="kpis" aria-label="Key figures">
-  <div class="kpi"><p class="kpi-label">Views</p><p class="kpi-value">${count(figures.views)}</p></div>
-  <div class="kpi"><p class="kpi-label">Pages</p><p class="kpi-value">${count(figures.pageCount)}</p></div>
-  <div class="kpi"><p class="kpi-label">Completion</p><p class="kpi-value">${Math.round(figures.completion * 100)}%</p></div>
-  <div class="kpi"><p class="kpi-label">File</p><p class="kpi-value small">${fileMeta(document)}</p></div>
-</section>
-<div class="columns">
-  <section class="card"><h2>Average time per page</h2>
-    <div class="chart-box"><canvas class="chart" role="img" aria-label="Average seconds per page" data-chart="${JSON.stringify(
-      {
-        type: 'bar',
-        label: 'Average seconds',
-        labels: figures.pages.map((p) => `Page ${p.page}`),
-        values: figures.pages.map((p) => p.avgActiveSeconds),
-      },
-    )}"></canvas></div></section>
-  <section class="card"><h2>Drop-off: views reaching each page</h2>
-    <div class="chart-box"><canvas class="chart" role="img" aria-label="Percent of views reaching each page" data-chart="${JSON.stringify(
-      {
-        type: 'line',
-        label: '% of views',
-        labels: figures.pages.map((p) => `Page ${p.page}`),
-        values: reach,
-      },
-    )}"></canvas></section>
-</div>
-${table({
-  caption: 'Reading time per page',
-  csv: `/app/documents/${document.id}/pages.csv?period=${period}`,
-  head: ['Page', 'Views', 'Views reaching it', 'Total time', 'Average time'],
-  numeric: [1, 2, 3, 4],
-  empty: 'No pages read in this period.',
-  rows: figures.pages.map(
-    (p, i) =>
-      html`<tr><th scope="row">Page ${p.page}</th><td class="num">${count(p.views)}</td><td class="num">${reach[i]}%</td><td class="num">${duration(p.activeSeconds)}</td><td class="num">${duration(p.avgActiveSeconds)}</td></tr>`,
-  ),
-})}
-${mayChange(user) ? documentSettings(user, document) : ''}`;
+      const period = periodOf(request.query.period);
+      const figures = await documentPage(document, period);
       return htmlPage(
         reply,
-        dashboardPage(user, {
-          title: title(document),
-          section: 'rooms',
-          crumbs: [
-            ['/app/rooms', 'Rooms'],
-            [`/app/rooms/${document.deal_room_id}/documents`, document.room_name],
-          ],
-          body,
-          scripts: ['/assets/chart.umd.min.js'],
-        }),
+        documentView(user, document, figures, period, { done: DONE[request.query.done ?? ''] }),
       );
-    }),
+    },
   );
 
   app.get(
     '/documents/:id/pages.csv',
-    withUser(async (request, reply, user) => {
-      const document = await documentOf(deps, user, idParam(request));
-      const query = request.query as Record<string, unknown>;
-      const period: Period = PERIODS.includes(query.period as Period) ? (query.period as Period) : '30d';
-      const figures = await pageFigures(deps.db, document.id, period, deps.clock.now());
-      if (!figures) throw notFound();
+    { schema: { params: IdParams, querystring: PeriodQuery } },
+    async (request, reply) => {
+      const document = await documentOf(deps, request.user, idParam(request));
+      const period = periodOf(request.query.period);
+      const figures = await documentPage(document, period);
       return sendCsv(
         reply,
         `${title(document)} pages ${period}`,
         ['documentId', 'period', 'page', 'views', 'activeSeconds', 'avgActiveSeconds'],
         figures.pages.map((p) => [document.id, period, p.page, p.views, p.activeSeconds, p.avgActiveSeconds]),
       );
-    }),
+    },
   );
 
-  app.post(
-    '/documents/:id',
-    withUser(async (request, reply, user) => {
-      const document = await documentOf(deps, user, idParam(request));
-      const form = formOf(request.body);
-      const name = form.get('name');
-      const displayName = form.get('displayName');
-      const override = form.get('download') as Override;
-      if (name.length === 0 || name.length > 200 || displayName.length > 300) {
-        throw new DashboardError(400, 'Check what you entered', 'Give a name of 1 to 200 characters.');
-      }
-      if (!(override in OVERRIDES))
-        throw new DashboardError(400, 'Check what you entered', 'Choose a download setting.');
-      await asUser(
-        deps,
-        user,
-        {
-          action: 'document.updated',
-          subject: { type: 'document', id: document.id },
-          before: {
-            name: document.name,
-            displayName: document.display_name,
-            downloadOverride: document.download_override,
-          },
-        },
-        (ctx) =>
-          updateDocument(ctx, document.id, {
-            name,
-            displayName: displayName || null,
-            downloadOverride: OVERRIDES[override],
-          }),
+  app.post('/documents/:id', { schema: { params: IdParams, body: FormBody } }, async (request, reply) => {
+    const { user } = request;
+    const document = await documentOf(deps, user, idParam(request));
+    const sentBack = async (form: FormState) =>
+      htmlPage(
+        reply,
+        documentView(user, document, await documentPage(document, '30d'), '30d', { form }),
+        400,
       );
-      return redirect(reply, `/app/documents/${document.id}?done=document-saved`);
-    }),
-  );
+    const form = readForm(DocumentForm, request.body, DOCUMENT_FIELDS);
+    if (!form.ok) return sentBack(form.state);
+    const { name, displayName, download } = form.value;
+    const saved = await asUser(
+      deps,
+      user,
+      {
+        action: 'document.updated',
+        subject: { type: 'document', id: document.id },
+        before: {
+          name: document.name,
+          displayName: document.display_name,
+          downloadOverride: document.download_override,
+        },
+      },
+      (ctx) =>
+        updateDocument(ctx, document.id, {
+          name,
+          displayName: displayName ?? null,
+          downloadOverride: OVERRIDES[download],
+        }),
+    ).catch((err) => refusedField(err, request.body, DOCUMENT_FIELDS));
+    if ('errors' in saved) return sentBack(saved);
+    return redirect(reply, `/app/documents/${document.id}?done=document-saved`);
+  });
 
   const findDocument = (user: DashboardUser, id: string) => documentOf(deps, user, id);
   for (const [action, published] of [
@@ -384,36 +268,27 @@ ${mayChange(user) ? documentSettings(user, document) : ''}`;
     });
   }
 
+  // One place up or down, in one transaction (documents/commands.ts moveDocument).
   app.post(
     '/documents/:id/move',
-    withUser(async (request, reply, user) => {
+    { schema: { params: IdParams, body: FormBody } },
+    async (request, reply) => {
+      const { user } = request;
       const document = await documentOf(deps, user, idParam(request));
-      const direction = formOf(request.body).get('direction');
-      const documents = await roomDocuments(deps.db, document.deal_room_id);
-      const at = documents.findIndex((d) => d.id === document.id);
-      const other = documents[direction === 'up' ? at - 1 : at + 1];
-      if (other) {
-        // Positions become 0, 1, 2... in the new order: each changed document is one update.
-        const order = documents.map((d) => d.id);
-        const swapped = order.indexOf(other.id);
-        [order[at], order[swapped]] = [order[swapped] as string, order[at] as string];
-        for (const [position, id] of order.entries()) {
-          const current = documents.find((d) => d.id === id);
-          if (!current || current.position === position) continue;
-          await asUser(
-            deps,
-            user,
-            {
-              action: 'document.updated',
-              subject: { type: 'document', id },
-              before: { position: current.position },
-            },
-            (ctx) => updateDocument(ctx, id, { position }),
-          );
-        }
-      }
+      const direction = formOf(request.body).get('direction') === 'up' ? 'up' : 'down';
+      await asUser(
+        deps,
+        user,
+        {
+          action: 'document.moved',
+          subject: { type: 'document', id: document.id },
+          before: { name: title(document) },
+          after: (move: DocumentMove) => ({ name: title(document), direction, moved: move.moved.length > 0 }),
+        },
+        (ctx) => moveDocument(ctx, document.id, direction),
+      );
       return redirect(reply, `/app/rooms/${document.deal_room_id}/documents?done=document-saved`);
-    }),
+    },
   );
 
   subjectAction(app, deps, '/documents/:id/delete', {
@@ -433,26 +308,4 @@ function withFile(file: ReceivedFile) {
     ...document,
     file: { type: file.type, sizeBytes: file.sizeBytes, sha256: file.sha256 },
   });
-}
-
-function documentSettings(user: DashboardUser, document: DocumentListRow & { deal_room_id: string }): Html {
-  const current = overrideOf(document.download_override);
-  return html`<section class="card">
-  <h2>Document settings</h2>
-  <form method="post" action="/app/documents/${document.id}" class="stack">
-    ${csrfField(user)}
-    <div class="field"><label for="doc-name">Name</label><input id="doc-name" name="name" required maxlength="200" value="${document.name}"></div>
-    <div class="field"><label for="doc-display">Display name</label><input id="doc-display" name="displayName" maxlength="300" value="${document.display_name ?? ''}" aria-describedby="doc-display-hint">
-      <p class="hint" id="doc-display-hint">What viewers see instead of the name; empty to show the name.</p></div>
-    <div class="field"><label for="doc-download">Downloads</label>
-      <select id="doc-download" name="download">
-        ${(Object.keys(OVERRIDES) as Override[]).map((o) => html`<option value="${o}"${o === current ? html` selected` : ''}>${OVERRIDE_LABELS[o]}</option>`)}
-      </select></div>
-    <button type="submit" class="primary">Save document</button>
-  </form>
-  <div class="actions">
-    ${document.status === 'published' ? actionButton(user, `/app/documents/${document.id}/unpublish`, 'Unpublish') : actionButton(user, `/app/documents/${document.id}/publish`, 'Publish')}
-    ${actionButton(user, `/app/documents/${document.id}/delete`, 'Delete document', { danger: true })}
-  </div>
-</section>`;
 }

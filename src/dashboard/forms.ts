@@ -173,12 +173,13 @@ export function fieldError(
   state: FormState | undefined,
   field: string,
   id: string,
+  hint?: string,
 ): { message: Html | ''; attributes: Html | '' } {
   const error = state?.errors.find((e) => e.field === field);
-  if (!error) return { message: '', attributes: '' };
+  if (!error) return { message: '', attributes: hint ? html` aria-describedby="${hint}"` : '' };
   return {
     message: html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>`,
-    attributes: html` aria-invalid="true" aria-describedby="${id}-error"`,
+    attributes: html` aria-invalid="true" aria-describedby="${id}-error${hint ? ` ${hint}` : ''}"`,
   };
 }
 

@@ -13,6 +13,8 @@ import {
   deleteDocumentRow,
   insertDocument,
   loadDocument,
+  lockDocumentOrder,
+  setDocumentPosition,
   setDocumentStatusRow,
   updateDocumentRow,
 } from './repo.ts';
@@ -97,6 +99,45 @@ export async function updateDocument(
     await updateDocumentRow(tx, id, next, tx.now);
     await applyRoomChange(tx, document.deal_room_id);
     return changed(tx, id, 'document.updated');
+  });
+}
+
+/** A document's move in its room's order, as the audit log describes it. */
+export interface DocumentMove {
+  id: string;
+  /** The documents whose place changed, with their positions before and after. */
+  moved: { id: string; before: number; after: number }[];
+}
+
+/**
+ * Moves a document one place up or down its room's order, in one transaction: positions
+ * become 0, 1, 2... in the new order, each document whose place changed raises
+ * document.updated. At either end, nothing changes.
+ */
+export async function moveDocument(
+  ctx: WriteContext,
+  id: string,
+  direction: 'up' | 'down',
+): Promise<DocumentMove> {
+  if (!isUuid(id)) throw notFound();
+  return inWrite(ctx, async (tx) => {
+    const document = await loadDocument(tx, id);
+    if (!document) throw notFound();
+    const order = await lockDocumentOrder(tx, document.deal_room_id);
+    const at = order.findIndex((d) => d.id === id);
+    const to = direction === 'up' ? at - 1 : at + 1;
+    const moved: DocumentMove['moved'] = [];
+    if (at < 0 || to < 0 || to >= order.length) return { id, moved };
+    const next = order.slice();
+    [next[at], next[to]] = [next[to] as (typeof next)[number], next[at] as (typeof next)[number]];
+    for (const [position, d] of next.entries()) {
+      if (d.position === position) continue;
+      await setDocumentPosition(tx, d.id, position, tx.now);
+      moved.push({ id: d.id, before: d.position, after: position });
+    }
+    await applyRoomChange(tx, document.deal_room_id);
+    for (const m of moved) await changed(tx, m.id, 'document.updated');
+    return { id, moved };
   });
 }
 

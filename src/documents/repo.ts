@@ -148,3 +148,30 @@ export async function setDocumentStatusRow(
 export async function deleteDocumentRow(tx: Queryable, id: string): Promise<void> {
   await tx.query('DELETE FROM documents WHERE id = $1', [id]);
 }
+
+/**
+ * A room's documents in the order links show them, each row locked: two reorders of one room
+ * wait for each other instead of interleaving.
+ */
+export async function lockDocumentOrder(
+  tx: Queryable,
+  roomId: string,
+): Promise<{ id: string; position: number }[]> {
+  const locked = await tx.query<{ id: string; position: number; created_at: Date }>(
+    'SELECT id, position, created_at FROM documents WHERE deal_room_id = $1 ORDER BY id FOR UPDATE',
+    [roomId],
+  );
+  return locked.sort(
+    (a, b) =>
+      a.position - b.position || a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id),
+  );
+}
+
+export async function setDocumentPosition(
+  tx: Queryable,
+  id: string,
+  position: number,
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE documents SET position = $2, updated_at = $3 WHERE id = $1', [id, position, now]);
+}
