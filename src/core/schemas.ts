@@ -35,3 +35,6 @@ export const DataPage = <T extends TSchema>(item: T) =>
 export const RoomParams = Type.Object({
   id: Type.String({ description: 'Deal room id (a UUID)' }),
 });
+
+/** A web form's body as its route declares it: fields of text (a repeated one keeps every value beside it). */
+export const FormBody = Type.Record(Type.String(), Type.String());

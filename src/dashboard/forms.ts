@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { FormatRegistry, Type, TypeRegistry } from '@sinclair/typebox';
+import { FormatRegistry, TypeRegistry } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
 import { ApiError } from '../core/errors.ts';
 import { type Html, html } from '../core/html.ts';
@@ -40,8 +40,7 @@ export function formOf(body: unknown): Form {
   };
 }
 
-/** A form body as every web route declares it: fields of text (a repeated one is read with `all`). */
-export const FormBody = Type.Record(Type.String(), Type.String());
+export { FormBody } from '../core/schemas.ts';
 
 /** A form sent back to its page: the values typed, and what is wrong with which field. */
 export interface FormState {

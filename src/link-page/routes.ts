@@ -1,25 +1,19 @@
 import { Readable } from 'node:stream';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
-import { verifyPassword } from '../core/passwords.ts';
+import { FormBody } from '../core/schemas.ts';
 import { fileChunks, storedFile } from '../documents/files.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { recordDownload, recordVisit } from '../tracking/commands.ts';
-import { LinkClosedError, type ReadingReport, type ReportReading } from '../tracking/reading.ts';
+import { LinkClosedError, type ReportReading, readingReportOf } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
-import {
-  GATE_FAILURES,
-  gateFailures,
-  type PublicLink,
-  recordGateFailure,
-  type ShownDocument,
-  type ShownLink,
-  type ShownSelection,
-} from './repo.ts';
+import { checkLinkPassword } from './gate.ts';
+import type { PublicLink, ShownDocument, ShownLink, ShownSelection } from './repo.ts';
 import {
   cookie,
   type LinkSession,
@@ -63,6 +57,10 @@ export class PageError extends ApiError {
     super(code, title, headers);
   }
 }
+
+const LinkParams = Type.Object({ shortId: Type.String() });
+const DocumentParams = Type.Object({ shortId: Type.String(), documentId: Type.String() });
+const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
 
 const NO_LINK = () => new PageError(404, 'This link does not exist', 'Check the address you were given.');
 const NOT_ACTIVE = () =>
@@ -164,8 +162,8 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     }
   }
 
-  app.get('/v/:shortId', async (request, reply) => {
-    const { shortId } = request.params as { shortId: string };
+  app.get('/v/:shortId', { schema: { params: LinkParams } }, async (request, reply) => {
+    const { shortId } = request.params;
     const link = await openLink(shortId, 'all');
     const passed = await passedSession(request, reply, shortId, link);
     if (!passed) {
@@ -193,32 +191,16 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     });
   }
 
-  app.post('/v/:shortId', async (request, reply) => {
-    const { shortId } = request.params as { shortId: string };
+  app.post('/v/:shortId', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
+    const { shortId } = request.params;
     const link = await openLink(shortId);
     const visitorId = visitorOf(request, reply);
-    const body = (request.body ?? {}) as Record<string, string | undefined>;
+    const body: Partial<Record<string, string>> = request.body;
     const form = { email: body.email?.trim().slice(0, 320), name: body.name?.trim().slice(0, 200) };
     const signer = await deps.signer();
     if (!signer.checkFormToken(shortId, visitorId, body.token)) {
       const message = 'This form has expired. Please try again.';
       return html(reply, 400, await gate(shortId, link, visitorId, form, { message, field: 'form' }));
-    }
-    const address = request.ip;
-    const now = write.clock.now();
-    const since = new Date(now.getTime() - GATE_FAILURES.windowMs);
-    const failures = await gateFailures(write.db, link.id, address, since);
-    if (link.password_hash && failures.count >= GATE_FAILURES.limit && failures.oldest) {
-      const wait = Math.max(
-        1,
-        Math.ceil((failures.oldest.getTime() + GATE_FAILURES.windowMs - now.getTime()) / 1000),
-      );
-      throw new PageError(
-        429,
-        'Too many attempts',
-        `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
-        { 'Retry-After': String(wait) },
-      );
     }
     if (link.requires_email && !(form.email && isEmail(form.email))) {
       return html(
@@ -236,8 +218,22 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
           await gate(shortId, link, visitorId, form, { message: 'Enter the password', field: 'password' }),
         );
       }
-      if (password.length > 1024 || !(await verifyPassword(password, link.password_hash))) {
-        await recordGateFailure(write.db, link.id, address, now);
+      const checked = await checkLinkPassword(
+        write,
+        { id: link.id, passwordHash: link.password_hash },
+        request.ip,
+        password,
+      );
+      if (!checked.ok && checked.reason === 'throttled') {
+        const wait = checked.retryAfterSeconds;
+        throw new PageError(
+          429,
+          'Too many attempts',
+          `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+          { 'Retry-After': String(wait) },
+        );
+      }
+      if (!checked.ok) {
         return html(
           reply,
           401,
@@ -245,6 +241,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
         );
       }
     }
+    const now = write.clock.now();
     const session: LinkSession = {
       gate: signer.gateOf(link),
       ...(link.requires_email ? { email: form.email, name: form.name || undefined } : {}),
@@ -258,6 +255,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   /** The document behind a file or viewer address: only for the session that passed this link's gate. */
   async function documentFor(
     request: FastifyRequest,
+    { shortId, documentId }: Static<typeof DocumentParams>,
     reply: FastifyReply,
   ): Promise<{
     shortId: string;
@@ -266,7 +264,6 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     session: LinkSession;
     visitorId: string;
   }> {
-    const { shortId, documentId } = request.params as { shortId: string; documentId: string };
     const link = await openLink(shortId, isUuid(documentId) ? { id: documentId.toLowerCase() } : 'none');
     const passed = await passedSession(request, reply, shortId, link);
     const [document] = link.documents;
@@ -274,8 +271,8 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return { shortId, link, document, ...passed };
   }
 
-  app.get('/v/:shortId/d/:documentId', async (request, reply) => {
-    const { shortId, link, document, session, visitorId } = await documentFor(request, reply);
+  app.get('/v/:shortId/d/:documentId', { schema: { params: DocumentParams } }, async (request, reply) => {
+    const { shortId, link, document, session, visitorId } = await documentFor(request, request.params, reply);
     let view: { id: string };
     try {
       view = await deps.startView(write, link.id, {
@@ -300,70 +297,84 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     );
   });
 
-  app.get('/v/:shortId/d/:documentId/file', async (request, reply) => {
-    const { document } = await documentFor(request, reply);
-    const file = await storedFile(write.db, document.id);
-    if (!file) throw NO_DOCUMENT();
-    return reply
-      .type(file.type)
-      .header('Content-Length', String(file.sizeBytes))
-      .header('Cache-Control', 'private, no-store')
-      .header('Content-Disposition', 'inline')
-      .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
-  });
+  app.get(
+    '/v/:shortId/d/:documentId/file',
+    { schema: { params: DocumentParams } },
+    async (request, reply) => {
+      const { document } = await documentFor(request, request.params, reply);
+      const file = await storedFile(write.db, document.id);
+      if (!file) throw NO_DOCUMENT();
+      return reply
+        .type(file.type)
+        .header('Content-Length', String(file.sizeBytes))
+        .header('Cache-Control', 'private, no-store')
+        .header('Content-Disposition', 'inline')
+        .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
+    },
+  );
 
-  app.get('/v/:shortId/d/:documentId/download', async (request, reply) => {
-    const { link, document, session, visitorId } = await documentFor(request, reply);
-    const file = await storedFile(write.db, document.id);
-    if (!file) throw NO_DOCUMENT();
-    let allowed: boolean;
-    try {
-      ({ allowed } = await recordDownload(write, link.id, {
-        documentId: document.id,
-        viewer: viewerOf(session, visitorId),
-      }));
-    } catch (err) {
-      throw asPage(err);
-    }
-    if (!allowed) {
-      throw new PageError(
-        403,
-        'Downloads are not allowed',
-        'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
-      );
-    }
-    reply
-      .type(file.type)
-      .header('Cache-Control', 'private, no-store')
-      .header('Content-Disposition', `attachment; filename="${fileName(document, file.type)}"`);
-    const chunks = fileChunks(write.db, document.id, file.chunks);
-    if (link.watermark && file.type === 'application/pdf') {
-      return reply.send(Buffer.from(await watermarkedPdf(chunks, watermarkText(session, write.clock.now()))));
-    }
-    return reply.header('Content-Length', String(file.sizeBytes)).send(Readable.from(chunks));
-  });
+  app.get(
+    '/v/:shortId/d/:documentId/download',
+    { schema: { params: DocumentParams } },
+    async (request, reply) => {
+      const { link, document, session, visitorId } = await documentFor(request, request.params, reply);
+      const file = await storedFile(write.db, document.id);
+      if (!file) throw NO_DOCUMENT();
+      let allowed: boolean;
+      try {
+        ({ allowed } = await recordDownload(write, link.id, {
+          documentId: document.id,
+          viewer: viewerOf(session, visitorId),
+        }));
+      } catch (err) {
+        throw asPage(err);
+      }
+      if (!allowed) {
+        throw new PageError(
+          403,
+          'Downloads are not allowed',
+          'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
+        );
+      }
+      reply
+        .type(file.type)
+        .header('Cache-Control', 'private, no-store')
+        .header('Content-Disposition', `attachment; filename="${fileName(document, file.type)}"`);
+      const chunks = fileChunks(write.db, document.id, file.chunks);
+      if (link.watermark && file.type === 'application/pdf') {
+        return reply.send(
+          Buffer.from(await watermarkedPdf(chunks, watermarkText(session, write.clock.now()))),
+        );
+      }
+      return reply.header('Content-Length', String(file.sizeBytes)).send(Readable.from(chunks));
+    },
+  );
 
   // Reports come every few seconds from every open document: the session's signature and
   // the view's token are checked here, and the link, open and the view's own, in the report's
   // batch (tracking/reading.ts), with no query of its own. A report of a view opened before
   // the link's gate changed still counts: the next page asks again.
-  app.post('/v/:shortId/views/:viewId/report', async (request, reply) => {
-    const { shortId, viewId } = request.params as { shortId: string; viewId: string };
-    const signer = await deps.signer();
-    const session = await signedSession(request);
-    const body = parseReport(request.body);
-    if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
-      throw new ApiError('not_found', 'View not found');
-    }
-    try {
-      await deps.reportReading(write, viewId, body.report, { shortId });
-    } catch (err) {
-      if (err instanceof LinkClosedError) throw NOT_ACTIVE();
-      if (err instanceof ApiError && err.code === 'conflict') return reply.code(409).send();
-      throw err;
-    }
-    return reply.code(204).send();
-  });
+  app.post(
+    '/v/:shortId/views/:viewId/report',
+    { schema: { params: ReportParams, body: Type.String({ maxLength: 64 * 1024 }) } },
+    async (request, reply) => {
+      const { shortId, viewId } = request.params;
+      const signer = await deps.signer();
+      const session = await signedSession(request);
+      const body = readingReportOf(request.body);
+      if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
+        throw new ApiError('not_found', 'View not found');
+      }
+      try {
+        await deps.reportReading(write, viewId, body.report, { shortId });
+      } catch (err) {
+        if (err instanceof LinkClosedError) throw NOT_ACTIVE();
+        if (err instanceof ApiError && err.code === 'conflict') return reply.code(409).send();
+        throw err;
+      }
+      return reply.code(204).send();
+    },
+  );
 }
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -390,36 +401,4 @@ function fileName(document: ShownDocument, type: string): string {
       .trim()
       .slice(0, 120) || 'document';
   return base.toLowerCase().endsWith(extension) ? base : `${base}${extension}`;
-}
-
-/** `{ token, pages: { "1": 4, "2": 6 }, final }`, as JSON (the page sends it as text, so sendBeacon may). */
-function parseReport(body: unknown): { token: string; report: ReadingReport } | undefined {
-  let value: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  if (!value || typeof value !== 'object') return undefined;
-  const { token, pages, final } = value as { token?: unknown; pages?: unknown; final?: unknown };
-  if (typeof token !== 'string' || !pages || typeof pages !== 'object' || Array.isArray(pages))
-    return undefined;
-  const entries = Object.entries(pages as Record<string, unknown>);
-  if (entries.length > 10_000) return undefined;
-  const reported: { page: number; seconds: number }[] = [];
-  for (const [page, seconds] of entries) {
-    const n = Number(page);
-    if (
-      !/^[1-9]\d{0,5}$/.test(page) ||
-      typeof seconds !== 'number' ||
-      !Number.isFinite(seconds) ||
-      seconds < 0
-    ) {
-      return undefined;
-    }
-    if (seconds > 0) reported.push({ page: n, seconds: Math.min(seconds, 86_400) });
-  }
-  return { token, report: { pages: reported, final: final === true } };
 }

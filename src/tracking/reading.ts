@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value';
 import { applyPageReadings, applyViewDurations } from '../aggregates/deltas.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
@@ -15,6 +16,7 @@ import {
   silentViews,
   type ViewToComplete,
 } from './repo.ts';
+import { ReadingReportBody } from './schemas.ts';
 import { renderView, type View } from './view-starts.ts';
 
 /** A view whose page has not reported for this long is completed by the worker. */
@@ -26,6 +28,27 @@ const REPORT_SLACK_SECONDS = 5;
 export const MAX_REPORTED_PAGES = 10_000;
 /** The most reports one transaction takes. */
 const MAX_BATCH = 256;
+
+/**
+ * A report's body (JSON, sent as text so that sendBeacon may send the last one) checked
+ * against ReadingReportBody, with its pages as numbers and each page's seconds capped at a
+ * day; undefined when it is not one.
+ */
+export function readingReportOf(body: unknown): { token: string; report: ReadingReport } | undefined {
+  let value: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Value.Check(ReadingReportBody, value)) return undefined;
+  const pages = Object.entries(value.pages)
+    .filter(([, seconds]) => Number.isFinite(seconds) && seconds > 0)
+    .map(([page, seconds]) => ({ page: Number(page), seconds: Math.min(seconds, 86_400) }));
+  return { token: value.token, report: { pages, final: value.final === true } };
+}
 
 export interface ReadingReport {
   /** Active seconds per page (1-based) since the previous report. */

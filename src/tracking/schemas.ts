@@ -77,3 +77,16 @@ export const TrackingEvents = {
   'download.created': DownloadSchema,
   'download.denied': DownloadSchema,
 } as const;
+
+/**
+ * A reading report as the link page's viewer sends it: its view's token, active seconds per
+ * page (1-based) since the last report, and whether the person left.
+ */
+export const ReadingReportBody = Type.Object({
+  token: Type.String({ maxLength: 200 }),
+  pages: Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), Type.Number({ minimum: 0 }), {
+    additionalProperties: false,
+    maxProperties: 10_000,
+  }),
+  final: Type.Optional(Type.Boolean()),
+});
