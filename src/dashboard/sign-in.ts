@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../core/html.ts';
+import { FormBody } from '../core/schemas.ts';
 import { cookie, readCookies } from '../link-page/session.ts';
 import { acceptInvitation, checkNewPassword, endSession, openInvitation, signIn } from '../users/commands.ts';
 import { VISITOR } from '../write/context.ts';
@@ -12,6 +14,8 @@ import { problem, publicPage } from './layout.ts';
 
 /** The pre-sign-in cookie a sign-in or invitation form's token is bound to (login CSRF). */
 const FORM_COOKIE = 'dr_form';
+const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) });
+const TokenParams = Type.Object({ token: Type.String() });
 
 /** Where a sign-in may send the person on: a dashboard address of this site, nothing else. */
 function nextOf(value: unknown): string {
@@ -40,13 +44,13 @@ export const signInRoutes: Route = (app, deps) => {
   app.get('/', async (_request, reply) => redirect(reply, '/app/rooms'));
   app.get('/app', async (_request, reply) => redirect(reply, '/app/rooms'));
 
-  app.get('/login', async (request, reply) => {
+  app.get('/login', { schema: { querystring: NextQuery } }, async (request, reply) => {
     if (await currentUser(deps.db, deps.clock, request)) return redirect(reply, '/app/rooms');
-    const next = nextOf((request.query as Record<string, unknown>).next);
+    const next = nextOf(request.query.next);
     return htmlPage(reply, signInPage(await formToken(request, reply, 'login'), next));
   });
 
-  app.post('/login', async (request, reply) => {
+  app.post('/login', { schema: { body: FormBody } }, async (request, reply) => {
     const form = formOf(request.body);
     const next = nextOf(form.get('next'));
     const token = await formToken(request, reply, 'login');
@@ -73,7 +77,7 @@ export const signInRoutes: Route = (app, deps) => {
     return redirect(reply, next);
   });
 
-  app.post('/logout', async (request, reply) => {
+  app.post('/logout', { schema: { body: FormBody } }, async (request, reply) => {
     const user = await currentUser(deps.db, deps.clock, request);
     if (user) {
       if (!sameToken(formOf(request.body).get('_csrf'), user.csrf)) {
@@ -96,15 +100,15 @@ export const signInRoutes: Route = (app, deps) => {
       'It was used already or has expired. Ask for a new one.',
     );
 
-  app.get('/invite/:token', async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get('/invite/:token', { schema: { params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const invitation = await openInvitation(deps.db, token, deps.clock.now());
     if (!invitation) throw invitationGone();
     return htmlPage(reply, invitePage(token, invitation.email, await formToken(request, reply, 'invite')));
   });
 
-  app.post('/invite/:token', async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.post('/invite/:token', { schema: { params: TokenParams, body: FormBody } }, async (request, reply) => {
+    const { token } = request.params;
     const invitation = await openInvitation(deps.db, token, deps.clock.now());
     if (!invitation) throw invitationGone();
     const form = formOf(request.body);

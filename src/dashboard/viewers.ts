@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import { html } from '../core/html.ts';
+import { IdParams } from '../core/schemas.ts';
 import type { DashboardUser } from './auth.ts';
 import { doneOf, htmlPage, idParam, type Route, withUser } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
@@ -7,6 +9,11 @@ import { count, dashboardPage, duration, notice, table, when } from './layout.ts
 import { roomViewers, teamViewer, viewerTimeline } from './repo.ts';
 import { roomOf, roomTabs } from './rooms.ts';
 
+const ViewersQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 500 })),
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+  done: Type.Optional(Type.String({ maxLength: 100 })),
+});
 const PAGE_SIZE = 50;
 const TIMELINE_LIMIT = 500;
 
@@ -19,11 +26,13 @@ export const viewerRoutes: Route = (app, deps) => {
 
   app.get(
     '/rooms/:id/viewers',
-    withUser(async (request, reply, user) => {
+    { schema: { params: IdParams, querystring: ViewersQuery } },
+    async (request, reply) => {
+      const { user } = request;
       const room = await roomOf(deps, user, idParam(request));
-      const query = request.query as Record<string, unknown>;
-      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
-      const pageNumber = Math.max(1, Math.min(100_000, Number.parseInt(String(query.page ?? '1'), 10) || 1));
+      const { q: typedQ = '', page = '1' } = request.query;
+      const q = typedQ.trim().slice(0, 320);
+      const pageNumber = Math.max(1, Math.min(100_000, Number.parseInt(page, 10) || 1));
       const rows = await roomViewers(deps.db, room.id, {
         q,
         limit: PAGE_SIZE + 1,
@@ -68,15 +77,16 @@ ${
           body,
         }),
       );
-    }),
+    },
   );
 
   app.get(
     '/rooms/:id/viewers.csv',
-    withUser(async (request, reply, user) => {
+    { schema: { params: IdParams, querystring: ViewersQuery } },
+    async (request, reply) => {
+      const { user } = request;
       const room = await roomOf(deps, user, idParam(request));
-      const query = request.query as Record<string, unknown>;
-      const q = typeof query.q === 'string' ? query.q.trim().slice(0, 320) : '';
+      const q = (request.query.q ?? '').trim().slice(0, 320);
       const rows = paged(1000, (offset, limit) => roomViewers(deps.db, room.id, { q, limit, offset }));
       return sendCsv(
         reply,
@@ -108,7 +118,7 @@ ${
           }
         })(),
       );
-    }),
+    },
   );
 
   app.get(

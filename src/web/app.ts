@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { ApiError } from '../core/errors.ts';
@@ -80,6 +81,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
     type: 'text/javascript; charset=utf-8',
   },
 };
+const AssetParams = Type.Object({ '*': Type.String() });
 /** pdf.js's data for the 14 standard fonts (PDFs that name Helvetica and do not embed it). */
 const STANDARD_FONT = /^[A-Za-z0-9_-]{1,64}\.(pfb|ttf)$/;
 
@@ -176,8 +178,8 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     },
   });
 
-  app.get('/assets/*', async (request, reply) => {
-    const name = (request.params as { '*': string })['*'];
+  app.get('/assets/*', { schema: { params: AssetParams } }, async (request, reply) => {
+    const name = request.params['*'];
     const asset = ASSETS[name];
     const font = name.startsWith('pdfjs/standard_fonts/')
       ? name.slice('pdfjs/standard_fonts/'.length)
