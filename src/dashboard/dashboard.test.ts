@@ -106,7 +106,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
   }
 
   it('sends an invalid form back as its page: 400, every value as typed, an error summary naming the field, the navigation', async () => {
-    const { person } = await member('owner');
+    const { person, email } = await member('owner');
     const _csrf = await person.csrf();
     const before = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints'))[0]?.n;
     const events = ['view.started', 'download.denied'];
@@ -128,6 +128,27 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect(invite.body).toMatch(/<a href="#invite-email">Enter a valid email<\/a>/);
     expect(invite.body).toContain('value="not an email"');
     expect(invite.body).toMatch(/<option value="admin" selected>/);
+
+    const team = (
+      await db.query<{ team_id: string }>('SELECT team_id FROM users WHERE email = $1', [email])
+    )[0]?.team_id as string;
+    const room = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Form room' })).body.data
+      .id as string;
+    const link = await person.post(`/app/rooms/${room}/links`, {
+      _csrf,
+      name: '',
+      expiresAt: 'next tuesday',
+      requiresEmail: 'yes',
+      watermark: 'yes',
+      password: 'secret-not-echoed',
+    });
+    expect(link.statusCode).toBe(400);
+    expect(link.body).toMatch(/<a href="#link-name">Give a name of 1 to 200 characters<\/a>/);
+    expect(link.body).toMatch(/<a href="#link-expiry">Give the expiry as a date and time \(UTC\)<\/a>/);
+    expect(link.body).toContain('value="next tuesday"');
+    expect(link.body).toMatch(/id="watermark" name="watermark" type="checkbox" value="yes" checked/);
+    expect(link.body).not.toContain('secret-not-echoed');
+    expect((await db.query('SELECT 1 FROM links WHERE deal_room_id = $1', [room])).length).toBe(0);
 
     const key = await person.post('/app/settings/keys', { _csrf, name: ' ' });
     expect(key.statusCode).toBe(400);

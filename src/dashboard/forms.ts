@@ -101,17 +101,30 @@ export function readForm<T extends TObject>(
     else if (text !== '' || !isOptional(schema, name))
       input[name] = text === '' && isNullable(field) ? null : text;
   }
-  const errors = [...Value.Errors(schema, input)];
-  if (errors.length === 0) return { ok: true, value: input as Static<T> };
-  const seen = new Set<string>();
-  const messages: FormState['errors'] = [];
-  for (const error of errors) {
+  return checkForm(schema, input, { values, errors: [] }, labels);
+}
+
+/**
+ * A form's input, shaped as the schema's change (by readForm, or by a form of its own), checked
+ * against that schema: the typed value, or the state to send back with each refused field's
+ * message added to those the form found itself.
+ */
+export function checkForm<T extends TObject>(
+  schema: T,
+  input: Record<string, unknown>,
+  state: FormState,
+  labels: FieldLabels,
+): { ok: true; value: Static<T> } | { ok: false; state: FormState } {
+  const seen = new Set(state.errors.map((e) => e.field));
+  const messages = [...state.errors];
+  for (const error of Value.Errors(schema, input)) {
     const field = error.path.split('/')[1] ?? '';
     if (seen.has(field)) continue;
     seen.add(field);
     messages.push({ field, message: messageOf(error, labels[field] ?? field) });
   }
-  return { ok: false, state: { values, errors: messages } };
+  if (messages.length === 0) return { ok: true, value: input as Static<T> };
+  return { ok: false, state: { values: state.values, errors: messages } };
 }
 
 function kindOf(schema: TSchema): string {

@@ -290,3 +290,19 @@ export async function teamDeadLetter(
   );
   return row?.endpoint_id;
 }
+
+/** The people who came through a link, most recent first (its latest visits, at most `limit` people). */
+export async function linkVisitors(
+  db: Queryable,
+  linkId: string,
+  limit: number,
+): Promise<{ id: string; email: string | null; name: string | null; visits: number; last_at: Date }[]> {
+  return db.query(
+    `SELECT w.id, nullif(w.email, '') AS email, nullif(w.name, '') AS name, v.visits, v.last_at
+       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at FROM visits
+              WHERE link_id = $1 GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
+       JOIN viewers w ON w.id = v.viewer_id
+      ORDER BY v.last_at DESC, w.id`,
+    [linkId, limit],
+  );
+}
