@@ -12,6 +12,7 @@ import { LinkClosedError, type ReportReading, readingReportOf } from '../trackin
 import type { StartView } from '../tracking/view-starts.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
+import { asPage, NO_DOCUMENT, NO_LINK, NOT_ACTIVE, PageError } from './errors.ts';
 import { checkLinkPassword } from './gate.ts';
 import type { PublicLink, ShownDocument, ShownLink, ShownSelection } from './repo.ts';
 import {
@@ -43,34 +44,9 @@ export interface LinkPageDeps {
   findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
 }
 
-/** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
-export class PageError extends ApiError {
-  constructor(
-    readonly status: 403 | 404 | 410 | 429,
-    readonly title: string,
-    readonly detail: string,
-    headers: Record<string, string> = {},
-  ) {
-    const code = ({ 403: 'download_denied', 404: 'not_found', 410: 'not_found', 429: 'rate_limit' } as const)[
-      status
-    ];
-    super(code, title, headers);
-  }
-}
-
 const LinkParams = Type.Object({ shortId: Type.String() });
 const DocumentParams = Type.Object({ shortId: Type.String(), documentId: Type.String() });
 const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
-
-const NO_LINK = () => new PageError(404, 'This link does not exist', 'Check the address you were given.');
-const NOT_ACTIVE = () =>
-  new PageError(
-    410,
-    'This link is no longer active',
-    'The people who shared it have turned it off or let it expire. Ask them for a new one.',
-  );
-const NO_DOCUMENT = () =>
-  new PageError(404, 'This document is not available', 'It may have been removed from this link.');
 
 /** The public side: a share link's gate, its room page, the viewer, files, downloads and reading reports. */
 export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
@@ -379,14 +355,6 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
-}
-
-/** A refusal of the domain (a link turned off between two requests, say) as the page it means. */
-function asPage(err: unknown): unknown {
-  if (!(err instanceof ApiError) || err instanceof PageError) return err;
-  if (err.code === 'not_found') return NO_LINK();
-  if (err.code === 'conflict') return NOT_ACTIVE();
-  return err;
 }
 
 function watermarkText(session: LinkSession, at: Date): string {
