@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { Analytics as ServerAnalytics } from '../../src/analytics/schemas.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/db/database.ts';
-import type {
-  DealRoom as ServerDealRoom,
-  DealRoomDetail as ServerDealRoomDetail,
-} from '../../src/deal-rooms/schemas.ts';
 import { webhookHeaders } from '../../src/delivery/signature.ts';
-import type { Document as ServerDocument } from '../../src/documents/schemas.ts';
-import type { Link as ServerLink } from '../../src/links/schemas.ts';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.ts';
 import { load, make, teamWithKey } from '../../src/testing/fixtures.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
-import type { Viewer as ServerViewer } from '../../src/viewers/schemas.ts';
+import { typeErrors } from '../../src/testing/typecheck.ts';
 import { generateWebhookSecret } from '../../src/webhooks/secrets.ts';
 import {
   type Analytics,
@@ -29,13 +22,31 @@ import {
 } from './index.js';
 
 describe('client types', () => {
+  // expectTypeOf asserts nothing when the suite runs: the type checker reads these lines here.
+  const check = (pairs: readonly (readonly [string, string, string])[]) =>
+    [
+      "import { expectTypeOf } from 'vitest';",
+      ...pairs.map(
+        ([client, server, from], i) =>
+          `import type { ${client} as Client${i} } from './index.js';\n` +
+          `import type { ${server} as Server${i} } from '../../src/${from}';\n` +
+          `expectTypeOf<Client${i}>().toEqualTypeOf<Server${i}>();`,
+      ),
+    ].join('\n');
+  const PAIRS = [
+    ['DealRoom', 'DealRoom', 'deal-rooms/schemas.ts'],
+    ['DealRoomDetail', 'DealRoomDetail', 'deal-rooms/schemas.ts'],
+    ['Document', 'Document', 'documents/schemas.ts'],
+    ['Link', 'Link', 'links/schemas.ts'],
+    ['Viewer', 'Viewer', 'viewers/schemas.ts'],
+    ['Analytics', 'Analytics', 'analytics/schemas.ts'],
+  ] as const;
+
   it('are the server schemas, field for field', () => {
-    expectTypeOf<DealRoom>().toEqualTypeOf<ServerDealRoom>();
-    expectTypeOf<DealRoomDetail>().toEqualTypeOf<ServerDealRoomDetail>();
-    expectTypeOf<Document>().toEqualTypeOf<ServerDocument>();
-    expectTypeOf<Link>().toEqualTypeOf<ServerLink>();
-    expectTypeOf<Viewer>().toEqualTypeOf<ServerViewer>();
-    expectTypeOf<Analytics>().toEqualTypeOf<ServerAnalytics>();
+    expect(typeErrors(check(PAIRS), 'packages/client/types.check.ts')).toEqual([]);
+    // The check can fail: a Link is not a DealRoom.
+    const wrong = check([['DealRoom', 'Link', 'links/schemas.ts']]);
+    expect(typeErrors(wrong, 'packages/client/types.check.ts')).not.toEqual([]);
   });
 });
 
