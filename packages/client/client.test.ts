@@ -9,13 +9,8 @@ import { openTestStore } from '../../src/testing/stores.ts';
 import { typeErrors } from '../../src/testing/typecheck.ts';
 import { generateWebhookSecret } from '../../src/webhooks/secrets.ts';
 import {
-  type Analytics,
-  type DealRoom,
   DealRoomApiError,
   DealRoomClient,
-  type DealRoomDetail,
-  type Document,
-  type Link,
   type Viewer,
   verifyWebhook,
   WebhookVerificationError,
