@@ -118,3 +118,13 @@ if (live?.dataset.source) {
     }
   }, 15_000);
 }
+
+// A refusal page's "Go back": the page the person came from, when the browser has one.
+for (const back of document.querySelectorAll('[data-back]')) {
+  if (history.length < 2) continue;
+  back.hidden = false;
+  back.addEventListener('click', () => history.back());
+}
+
+// A form sent back: its error summary takes the focus, so a screen reader reads it first.
+document.querySelector('.error-summary')?.focus();

@@ -7,6 +7,8 @@ export class PageError extends ApiError {
     readonly title: string,
     readonly detail: string,
     headers: Record<string, string> = {},
+    /** Where the person can go next from the page: its address and words. */
+    readonly next?: { href: string; label: string },
   ) {
     const code = ({ 403: 'download_denied', 404: 'not_found', 410: 'not_found', 429: 'rate_limit' } as const)[
       status

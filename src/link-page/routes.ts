@@ -310,6 +310,8 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
           403,
           'Downloads are not allowed',
           'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
+          {},
+          { href: `/v/${request.params.shortId}/d/${document.id}`, label: 'Read it online' },
         );
       }
       reply

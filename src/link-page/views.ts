@@ -29,12 +29,13 @@ function shell(title: string, main: Html, options: { scripts?: string[]; bodyCla
 }
 
 /** A page that says one thing: a link that does not exist, is no longer active, and so on. */
-export function messagePage(title: string, detail: string): string {
+export function messagePage(title: string, detail: string, next?: { href: string; label: string }): string {
   return shell(
     title,
     html`<section class="card message">
   <h1>${title}</h1>
   <p>${detail}</p>
+  ${next ? html`<p><a class="button" href="${next.href}">${next.label}</a></p>` : ''}
 </section>`,
   );
 }

@@ -11,7 +11,7 @@ import { html } from '../core/html.ts';
 import type { Metrics } from '../core/metrics.ts';
 import { DashboardError } from '../dashboard/errors.ts';
 import { parseForm } from '../dashboard/forms.ts';
-import { publicPage } from '../dashboard/layout.ts';
+import { dashboardPage, publicPage } from '../dashboard/layout.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { Database } from '../db/database.ts';
 import { WEBHOOK_USER_AGENT, WebhookSender } from '../delivery/sender.ts';
@@ -207,21 +207,25 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
 /** Every error of the web app is a page: what happened, in words, never a stack or a query. */
 function renderPage(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error instanceof DashboardError) {
+    // A signed-in person keeps the dashboard's navigation, and can go back where they were.
+    const user = reply.request.user;
+    const body = html`<section class="card"><h1>${error.title}</h1><p>${error.detail}</p>${
+      user ? html`<p><button type="button" class="secondary" data-back hidden>Go back</button></p>` : ''
+    }<p><a href="/app/rooms">Your rooms</a></p></section>`;
     return reply
       .code(error.status)
       .type('text/html; charset=utf-8')
       .send(
-        publicPage(
-          error.title,
-          html`<section class="card"><h1>${error.title}</h1><p>${error.detail}</p><p><a href="/app/rooms">Back to your rooms</a></p></section>`,
-        ),
+        user
+          ? dashboardPage(user, { title: error.title, section: 'rooms', body })
+          : publicPage(error.title, body),
       );
   }
   if (error instanceof PageError) {
     return reply
       .code(error.status)
       .type('text/html; charset=utf-8')
-      .send(messagePage(error.title, error.detail));
+      .send(messagePage(error.title, error.detail, error.next));
   }
   const pages: Record<number, [string, string]> = {
     400: ['This request could not be understood', 'Go back and try again.'],

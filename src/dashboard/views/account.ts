@@ -21,7 +21,7 @@ ${table({
   rows: sessions.map(
     (
       s,
-    ) => html`<tr><td>${s.user_agent.slice(0, 80) || 'Unknown'}</td><td>${s.address}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
+    ) => html`<tr><td title="${s.user_agent.slice(0, 300)}">${deviceOf(s.user_agent)}</td><td>${s.address}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
 <td>${s.id === user.sessionId ? 'This browser' : actionButton(user, `/app/account/sessions/${s.id}/end`, 'End session', { allowed: true })}</td></tr>`,
   ),
 })}
@@ -33,4 +33,28 @@ ${table({
   <button type="submit" class="primary">Change password</button>
 </form>`,
   });
+}
+
+/** A browser and its system, named as people know them ("Firefox on Windows"), from a User-Agent. */
+export function deviceOf(userAgent: string): string {
+  const browser =
+    [
+      [/Edg\//, 'Edge'],
+      [/OPR\/|Opera/, 'Opera'],
+      [/Firefox\//, 'Firefox'],
+      [/HeadlessChrome/, 'Headless Chrome'],
+      [/Chrome\/|CriOS\//, 'Chrome'],
+      [/Safari\//, 'Safari'],
+      [/curl\//, 'curl'],
+    ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1] ?? 'A browser';
+  const system = [
+    [/iPhone|iPad|iPod/, 'iOS'],
+    [/Android/, 'Android'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
+  ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1];
+  if (!userAgent) return 'Unknown browser';
+  return system ? `${browser} on ${system}` : String(browser);
 }
