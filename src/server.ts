@@ -21,6 +21,7 @@ import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
 import type { TypedFastify } from './routing/types.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, renewDemoUser, seedDemo } from './seed/prepare.ts';
+import { createReadingWriter } from './tracking/reading.ts';
 import { createViewStartWriter } from './tracking/view-starts.ts';
 import { openViewStartThread, type ViewStartThread } from './tracking/view-thread.ts';
 import { buildWebApp } from './web/app.ts';
@@ -213,6 +214,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           fileMaxBytes: config.web.fileMaxBytes,
           mailer,
           writeContext,
+          reportReading: createReadingWriter(),
         });
         activity.track(web);
         closers.push(() => web.close());

@@ -25,7 +25,7 @@ import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
 import type { TypedFastify } from '../routing/types.ts';
-import { createReadingWriter } from '../tracking/reading.ts';
+import { createReadingWriter, type ReportReading } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
 import { VISITOR, type WriteContexts, writeContexts } from '../write/context.ts';
 
@@ -46,6 +46,8 @@ export interface WebDeps {
   onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
   /** The process's write contexts (server.ts); made from these deps when absent. */
   writeContext?: WriteContexts | undefined;
+  /** How reading reports are written (server.ts makes the process's one); a writer of its own when absent. */
+  reportReading?: ReportReading | undefined;
 }
 
 /** What every page and file may use: its own origin only, no inline script, never in a frame. */
@@ -156,7 +158,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
   linkPageRoutes(app, {
     write: writeContext(VISITOR),
     startView: deps.startView,
-    reportReading: createReadingWriter(),
+    reportReading: deps.reportReading ?? createReadingWriter(),
     secureCookies: secure,
     findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
     signer: signerOnce,
