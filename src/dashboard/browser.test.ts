@@ -246,12 +246,12 @@ describe.runIf(hasChromium)(
       // The audit log holds each change, with who made it.
       await page.goto(`${web}/app/settings/audit`);
       for (const action of [
-        'deal_room.created',
-        'document.created',
-        'link.created',
-        'api_key.created',
-        'webhook_endpoint.created',
-        'deal_room.updated',
+        'Room created',
+        'Document created',
+        'Link created',
+        'API key created',
+        'Endpoint created',
+        'Room updated',
       ]) {
         await expect(
           page.getByRole('cell', { name: action, exact: true }).count(),

@@ -155,6 +155,40 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect(key.body).toMatch(/<a href="#key-name">Give a name of 1 to 200 characters<\/a>/);
   });
 
+  it('shows the audit log in words: subjects named and linked, values as people read them, filtered by person, action and day', async () => {
+    const { person, email } = await member('owner');
+    const _csrf = await person.csrf();
+    const created = await person.post('/app/rooms', { _csrf, name: 'Audited <room>' });
+    const roomId = /\/app\/rooms\/([0-9a-f-]{36})/.exec(String(created.headers.location))?.[1] as string;
+    await person.post(`/app/rooms/${roomId}`, { _csrf, name: 'Renamed room', description: '' });
+    await person.post('/app/settings/keys', { _csrf, name: 'CRM' });
+
+    const all = await person.get('/app/settings/audit');
+    expect(all.statusCode).toBe(200);
+    expect(all.body).toContain(`Room <a href="/app/rooms/${roomId}">Renamed room</a>`);
+    expect(all.body).toContain('<dt>Name</dt><dd>Audited &lt;room&gt; → Renamed room</dd>');
+    expect(all.body).toContain('<td>Room created</td>');
+    expect(all.body).toContain('<td>API key created</td>');
+
+    const rooms = await person.get('/app/settings/audit?action=deal_room.created');
+    expect(rooms.body).toContain('<td>Room created</td>');
+    expect(rooms.body).not.toContain('<td>API key created</td>');
+    expect(rooms.body).toMatch(/<option value="deal_room.created" selected>/);
+    expect((await person.get(`/app/settings/audit?email=${encodeURIComponent(email)}`)).body).toContain(
+      '<td>Room created</td>',
+    );
+    expect((await person.get('/app/settings/audit?email=nobody%40x.example')).body).toContain(
+      'No changes match.',
+    );
+    const day = clock.now().toISOString().slice(0, 10);
+    expect((await person.get(`/app/settings/audit?from=${day}&to=${day}`)).body).toContain(
+      '<td>Room created</td>',
+    );
+    expect((await person.get('/app/settings/audit?to=2000-01-01')).body).toContain('No changes match.');
+    const csv = await person.get('/app/settings/audit.csv?action=api_key.created');
+    expect(csv.body.split('\r\n').filter(Boolean)).toHaveLength(2);
+  });
+
   it('keeps every team to its own: another team’s room, document, link, viewer, key and endpoint are not found, read or changed', async () => {
     const ours = await member('owner');
     const theirs = await member('owner');
@@ -275,7 +309,9 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect(JSON.stringify(logged)).not.toContain(plain);
     const csv = await owner.person.get('/app/settings/audit.csv');
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.body.split('\r\n')[0]).toBe('at,userEmail,action,subjectType,subjectId,before,after');
+    expect(csv.body.split('\r\n')[0]).toBe(
+      'at,userEmail,action,subjectType,subjectId,subjectName,before,after',
+    );
     expect(csv.body).toContain('deal_room.created');
   });
 
