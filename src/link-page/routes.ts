@@ -48,7 +48,10 @@ const LinkParams = Type.Object({ shortId: Type.String() });
 const DocumentParams = Type.Object({ shortId: Type.String(), documentId: Type.String() });
 const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
 
-/** The public side: a share link's gate, its room page, the viewer, files, downloads and reading reports. */
+/**
+ * The public side: a share link's gate, its room page, the viewer, files, downloads and
+ * reading reports; a plugin registered under /v (web/app.ts).
+ */
 export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   const { write } = deps;
 
@@ -138,7 +141,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     }
   }
 
-  app.get('/v/:shortId', { schema: { params: LinkParams } }, async (request, reply) => {
+  app.get('/:shortId', { schema: { params: LinkParams } }, async (request, reply) => {
     const { shortId } = request.params;
     const link = await openLink(shortId, 'all');
     const passed = await passedSession(request, reply, shortId, link);
@@ -167,7 +170,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     });
   }
 
-  app.post('/v/:shortId', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
+  app.post('/:shortId', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
     const { shortId } = request.params;
     const link = await openLink(shortId);
     const visitorId = visitorOf(request, reply);
@@ -247,7 +250,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return { shortId, link, document, ...passed };
   }
 
-  app.get('/v/:shortId/d/:documentId', { schema: { params: DocumentParams } }, async (request, reply) => {
+  app.get('/:shortId/d/:documentId', { schema: { params: DocumentParams } }, async (request, reply) => {
     const { shortId, link, document, session, visitorId } = await documentFor(request, request.params, reply);
     let view: { id: string };
     try {
@@ -273,24 +276,20 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     );
   });
 
-  app.get(
-    '/v/:shortId/d/:documentId/file',
-    { schema: { params: DocumentParams } },
-    async (request, reply) => {
-      const { document } = await documentFor(request, request.params, reply);
-      const file = await storedFile(write.db, document.id);
-      if (!file) throw NO_DOCUMENT();
-      return reply
-        .type(file.type)
-        .header('Content-Length', String(file.sizeBytes))
-        .header('Cache-Control', 'private, no-store')
-        .header('Content-Disposition', 'inline')
-        .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
-    },
-  );
+  app.get('/:shortId/d/:documentId/file', { schema: { params: DocumentParams } }, async (request, reply) => {
+    const { document } = await documentFor(request, request.params, reply);
+    const file = await storedFile(write.db, document.id);
+    if (!file) throw NO_DOCUMENT();
+    return reply
+      .type(file.type)
+      .header('Content-Length', String(file.sizeBytes))
+      .header('Cache-Control', 'private, no-store')
+      .header('Content-Disposition', 'inline')
+      .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
+  });
 
   app.get(
-    '/v/:shortId/d/:documentId/download',
+    '/:shortId/d/:documentId/download',
     { schema: { params: DocumentParams } },
     async (request, reply) => {
       const { link, document, session, visitorId } = await documentFor(request, request.params, reply);
@@ -333,7 +332,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   // batch (tracking/reading.ts), with no query of its own. A report of a view opened before
   // the link's gate changed still counts: the next page asks again.
   app.post(
-    '/v/:shortId/views/:viewId/report',
+    '/:shortId/views/:viewId/report',
     { schema: { params: ReportParams, body: Type.String({ maxLength: 64 * 1024 }) } },
     async (request, reply) => {
       const { shortId, viewId } = request.params;

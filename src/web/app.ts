@@ -20,7 +20,7 @@ import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { PageError } from '../link-page/errors.ts';
 import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
-import { linkPageRoutes } from '../link-page/routes.ts';
+import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
@@ -155,14 +155,15 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     );
     return signer;
   };
-  linkPageRoutes(app, {
+  const linkPage: LinkPageDeps = {
     write: writeContext(VISITOR),
     startView: deps.startView,
     reportReading: deps.reportReading ?? createReadingWriter(),
     secureCookies: secure,
     findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
     signer: signerOnce,
-  });
+  };
+  app.register(async (scope: TypedFastify) => linkPageRoutes(scope, linkPage), { prefix: '/v' });
   dashboardRoutes(app, {
     db: deps.db,
     clock: deps.clock,
