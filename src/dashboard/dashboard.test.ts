@@ -123,6 +123,35 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
       before,
     );
 
+    // An endpoint is changed in place: a refused URL comes back with what was typed, a good one is saved.
+    const made = await person.post('/app/settings/webhooks', { _csrf, url: 'https://hooks.example.com/a' });
+    expect(made.statusCode).toBe(201);
+    const endpointId = (
+      await db.query<{ id: string }>('SELECT id FROM webhook_endpoints ORDER BY created_at DESC LIMIT 1')
+    )[0]?.id as string;
+    const badEdit = await person.post(`/app/webhooks/${endpointId}`, {
+      _csrf,
+      url: 'ftp://hooks.example.com/x',
+      events: ['view.started'],
+    });
+    expect(badEdit.statusCode).toBe(400);
+    expect(badEdit.body).toMatch(/<a href="#edit-url">URL [^<]+<\/a>/);
+    expect(badEdit.body).toContain('value="ftp://hooks.example.com/x"');
+    const edited = await person.post(`/app/webhooks/${endpointId}`, {
+      _csrf,
+      url: 'https://hooks.example.com/b',
+      events: ['view.started', 'view.completed'],
+    });
+    expect(edited.statusCode).toBe(303);
+    const [row] = await db.query<{ url: string; event_types: string[] }>(
+      'SELECT url, event_types FROM webhook_endpoints WHERE id = $1',
+      [endpointId],
+    );
+    expect(row).toEqual({
+      url: 'https://hooks.example.com/b',
+      event_types: ['view.completed', 'view.started'],
+    });
+
     const invite = await person.post('/app/settings/users', { _csrf, email: 'not an email', role: 'admin' });
     expect(invite.statusCode).toBe(400);
     expect(invite.body).toMatch(/<a href="#invite-email">Enter a valid email<\/a>/);

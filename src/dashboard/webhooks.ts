@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { Html } from '../core/html.ts';
 import { newId } from '../core/ids.ts';
 import { IdParams } from '../core/schemas.ts';
@@ -17,7 +18,7 @@ import {
   listDeadLetters,
   listEndpoints,
 } from '../webhooks/repo.ts';
-import { EndpointBody } from '../webhooks/schemas.ts';
+import { EndpointBody, EndpointPatch } from '../webhooks/schemas.ts';
 import type { DashboardUser } from './auth.ts';
 import {
   asUser,
@@ -26,6 +27,7 @@ import {
   htmlPage,
   idParam,
   type Route,
+  redirect,
   subjectAction,
   withUser,
 } from './context.ts';
@@ -35,6 +37,9 @@ import { notice, problem } from './layout.ts';
 import { teamDeadLetter, teamEndpoint } from './repo.ts';
 import { shownOnce } from './views/settings.ts';
 import { ENDPOINT_FIELDS, endpointView, webhooksView } from './views/webhooks.ts';
+
+/** An endpoint's change in the dashboard: its address and events (EndpointPatch's rules). */
+const EditedEndpoint = Type.Required(Type.Pick(EndpointPatch, ['url', 'events']));
 
 /** The team's endpoint, or the 404 page. */
 async function endpointOf(deps: DashboardDeps, user: DashboardUser, id: string) {
@@ -49,13 +54,13 @@ export const webhookRoutes: Route = (app, deps) => {
     const dead = await listDeadLetters(deps.db, user.teamId, { limit: 1, offset: '0' });
     return webhooksView(user, endpoints, dead.total, MAX_ENDPOINTS_PER_TEAM, o);
   };
-  const endpointPage = async (user: DashboardUser, id: string, top: Html | '' = '') => {
+  const endpointPage = async (user: DashboardUser, id: string, top: Html | '' = '', form?: FormState) => {
     const endpoint = await endpointOf(deps, user, id);
     const attempts = await listAttempts(deps.db, endpoint.id, { limit: 50, offset: '0' });
     const deadLetters = (
       await listDeadLetters(deps.db, user.teamId, { limit: 200, offset: '0' })
     ).items.filter((d) => d.endpointId === endpoint.id);
-    return endpointView(user, { endpoint, attempts, deadLetters }, top);
+    return endpointView(user, { endpoint, attempts, deadLetters }, top, form);
   };
 
   app.get(
@@ -98,6 +103,27 @@ export const webhookRoutes: Route = (app, deps) => {
       htmlPage(reply, await endpointPage(user, idParam(request), notice(doneOf(request)))),
     ),
   );
+
+  app.post('/webhooks/:id', { schema: { params: IdParams, body: FormBody } }, async (request, reply) => {
+    const { user } = request;
+    const endpoint = await endpointOf(deps, user, idParam(request));
+    const form = readForm(EditedEndpoint, request.body, ENDPOINT_FIELDS);
+    const refused = async (state: FormState) =>
+      htmlPage(reply, await endpointPage(user, endpoint.id, '', state), 400);
+    if (!form.ok) return refused(form.state);
+    const saved = await asUser(
+      deps,
+      user,
+      {
+        action: 'webhook_endpoint.updated',
+        subject: { type: 'webhook_endpoint', id: endpoint.id },
+        before: endpoint,
+      },
+      (ctx) => updateEndpoint(ctx, endpoint.id, { url: form.value.url, events: form.value.events ?? null }),
+    ).catch((err) => refusedField(err, request.body, ENDPOINT_FIELDS));
+    if ('errors' in saved) return refused(saved);
+    return redirect(reply, `/app/webhooks/${endpoint.id}?done=endpoint-saved`);
+  });
 
   const find = (user: DashboardUser, id: string) => endpointOf(deps, user, id);
   for (const [action, enabled] of [

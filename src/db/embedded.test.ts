@@ -1,17 +1,21 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { systemClock } from '../core/clock.ts';
 import { tempDir } from '../testing/temp.ts';
 import type { Database } from './database.ts';
 import { openEmbedded, StatementTimeoutError } from './embedded.ts';
 
+/** Stores start from the run's templates: booting an empty cluster costs seconds each time. */
+const fromTemplate = () => inject('templates').embeddedMigrated;
+
 /** A statement that keeps PGlite busy for seconds. */
 const SLOW = 'SELECT count(*) FROM generate_series(1, 15000000)';
 
 describe('the embedded store runs in a worker thread', () => {
   it('keeps the event loop free: /healthz answers while a long statement runs', async () => {
-    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000, loadDataDir: fromTemplate() });
     const app = await buildApp({ db, clock: systemClock, appUrl: 'https://x.test', logger: false });
     try {
       const order: string[] = [];
@@ -29,14 +33,14 @@ describe('the embedded store runs in a worker thread', () => {
   });
 
   it('cancels a statement past its time limit, and the store works again after', async () => {
-    const db = await openEmbedded(undefined, { statementTimeoutMs: 300 });
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 300, loadDataDir: fromTemplate() });
     try {
       await expect(db.query(SLOW)).rejects.toBeInstanceOf(StatementTimeoutError);
       await expect(db.query<{ x: number }>('SELECT 1 AS x')).resolves.toEqual([{ x: 1 }]);
       // A transaction caught by the timeout fails as a whole, and nothing of it remains.
       await db.exec('CREATE TABLE t (a int)');
       await expectTimedOut(db, 'INSERT INTO t VALUES (1)');
-      // In memory, a new worker starts from an empty store (a folder would be recovered).
+      // In memory, a new worker starts again from where the store started (a folder would be recovered).
       await expect(db.query("SELECT to_regclass('t') IS NULL AS gone")).resolves.toEqual([{ gone: true }]);
     } finally {
       await db.close();
@@ -44,7 +48,9 @@ describe('the embedded store runs in a worker thread', () => {
   });
 
   it('reopens a folder store after a cancelled statement with everything committed before it', async () => {
-    const db = await openEmbedded(join(tempDir('worker'), 'pgdata'), { statementTimeoutMs: 300 });
+    const folder = join(tempDir('worker'), 'pgdata');
+    cpSync(inject('templates').embeddedEmpty, folder, { recursive: true });
+    const db = await openEmbedded(folder, { statementTimeoutMs: 300 });
     try {
       await db.exec('CREATE TABLE kept (a int)');
       await db.query('INSERT INTO kept VALUES (1), (2)');

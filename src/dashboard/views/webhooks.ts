@@ -57,8 +57,28 @@ export interface EndpointPage {
   attempts: { total: number; items: readonly WebhookAttempt[] };
 }
 
-/** One endpoint: its actions, dead letters and recent attempts. */
-export function endpointView(user: DashboardUser, data: EndpointPage, top: Html | '' = ''): string {
+/** An endpoint's address and events, changed in place (sent back with what was typed). */
+function endpointForm(user: DashboardUser, endpoint: WebhookEndpoint, form: FormState | undefined): Html {
+  const url = fieldError(form, 'url', 'edit-url');
+  const events = form ? chosen(form, 'events') : new Set(endpoint.events ?? []);
+  return html`<section class="card"><h2>Change the endpoint</h2>
+${errorSummary(form, { url: 'edit-url', events: 'edit-events' })}
+<form method="post" action="/app/webhooks/${endpoint.id}" class="stack" novalidate>${csrfField(user)}
+  <div class="field"><label for="edit-url">URL</label>${url.message}<input id="edit-url" name="url" type="url" maxlength="2048" value="${typed(form, 'url', endpoint.url)}"${url.attributes}></div>
+  <fieldset id="edit-events"><legend>Events (none chosen: every event)</legend><ul class="choices columns-3">
+    ${EVENT_TYPES.map((t) => html`<li class="field check"><input id="edit-ev-${t}" name="events" type="checkbox" value="${t}"${events.has(t) ? html` checked` : ''}><label for="edit-ev-${t}">${t}</label></li>`)}
+  </ul></fieldset>
+  <button type="submit" class="primary">Save endpoint</button>
+</form></section>`;
+}
+
+/** One endpoint: its actions and settings, dead letters and recent attempts. */
+export function endpointView(
+  user: DashboardUser,
+  data: EndpointPage,
+  top: Html | '' = '',
+  form?: FormState,
+): string {
   const { endpoint, deadLetters: dead, attempts } = data;
   return dashboardPage(user, {
     title: endpoint.url,
@@ -74,7 +94,8 @@ ${
 ${actionButton(user, `/app/webhooks/${endpoint.id}/test`, 'Send test event')}
 ${actionButton(user, `/app/webhooks/${endpoint.id}/rotate`, 'Rotate secret')}
 ${dead.length > 0 ? actionButton(user, `/app/webhooks/${endpoint.id}/replay`, 'Replay all') : ''}
-${actionButton(user, `/app/webhooks/${endpoint.id}/delete`, 'Remove endpoint', { danger: true })}</div>`
+${actionButton(user, `/app/webhooks/${endpoint.id}/delete`, 'Remove endpoint', { danger: true })}</div>
+${endpointForm(user, endpoint, form)}`
     : ''
 }
 ${table({
