@@ -7,7 +7,7 @@ import { cookie, readCookies } from '../link-page/session.ts';
 import { SESSION_DAYS, sha256 } from '../users/commands.ts';
 import { sessionByHash, touchSession } from '../users/repo.ts';
 import { canChange, canManageUsers, type Role } from '../users/roles.ts';
-import { DashboardError } from './errors.ts';
+import { refusal } from './errors.ts';
 
 export const USER_COOKIE = 'dr_user';
 /** A session's last-seen time is written at most this often. */
@@ -95,10 +95,7 @@ const ALLOWED: Record<May, (role: Role) => boolean> = {
 /** The page refusing a role what its route declares it needs. */
 export function checkRole(user: DashboardUser, may: May): void {
   if (ALLOWED[may](user.role)) return;
-  if (may === 'manage-users') {
-    throw new DashboardError(403, 'Owners only', 'Only the team’s owners manage its users.');
-  }
-  throw new DashboardError(403, 'You cannot change this', 'Your role lets you read and export, not change.');
+  throw refusal(may === 'manage-users' ? 'ownersOnly' : 'readOnly');
 }
 
 /** A change request's CSRF token (a form field `_csrf` or the `X-CSRF-Token` header) must be the session's. */
@@ -109,7 +106,7 @@ export function checkCsrf(
 ): void {
   const sent = fields?._csrf ?? request.headers['x-csrf-token'];
   if (!sameToken(sent, user.csrf)) {
-    throw new DashboardError(403, 'This form has expired', 'Go back, reload the page and try again.');
+    throw refusal('formExpired');
   }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AuditEntry } from '../audit/repo.ts';
 import type { Clock } from '../core/clock.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, type ErrorCode, type ErrorName } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { IdParams } from '../core/schemas.ts';
 import type { Database } from '../db/database.ts';
@@ -12,7 +12,7 @@ import type { TypedFastify } from '../routing/types.ts';
 import type { WriteContexts } from '../write/context.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { actorOf, type DashboardUser } from './auth.ts';
-import { DashboardError, notFound } from './errors.ts';
+import { DashboardError, notFound, refusal } from './errors.ts';
 import { FormBody } from './forms.ts';
 
 export interface DashboardDeps {
@@ -84,14 +84,20 @@ export async function asUser<T>(
   }
 }
 
+/** The page each refusal of the domain is shown as, in the domain's own words. */
+const PAGE_OF: Partial<Record<ErrorCode, ErrorName>> = {
+  validation_error: 'entryRefused',
+  conflict: 'cannotNow',
+  payload_too_large: 'fileTooLarge',
+  unsupported_media_type: 'unsupportedFile',
+};
+
 /** A refusal of the domain as the page it means: what was wrong, in its own words. */
 export function asPage(err: unknown): unknown {
   if (!(err instanceof ApiError) || err instanceof DashboardError) return err;
   if (err.code === 'not_found') return notFound();
-  if (err.code === 'validation_error') return new DashboardError(400, 'Check what you entered', err.message);
-  if (err.code === 'conflict') return new DashboardError(409, 'That cannot be done now', err.message);
-  if (err.code === 'payload_too_large') return new DashboardError(413, 'The file is too large', err.message);
-  if (err.code === 'unsupported_media_type') return new DashboardError(415, 'Unsupported file', err.message);
+  const named = PAGE_OF[err.code];
+  if (named) return refusal(named, { detail: err.message });
   return err;
 }
 

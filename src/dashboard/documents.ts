@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { Period } from '../core/period.ts';
 import { IdParams } from '../core/schemas.ts';
 import { unstorableTextAt } from '../core/text.ts';
@@ -14,7 +15,7 @@ import {
 } from '../documents/commands.ts';
 import { fileTooLarge, type ReceivedFile, receiveFile } from '../documents/files.ts';
 import { pageFigures } from '../documents/pages.ts';
-import { DocumentPatch } from '../documents/schemas.ts';
+import { DocumentBody, DocumentPatch } from '../documents/schemas.ts';
 import { checkCsrf, type DashboardUser } from './auth.ts';
 import {
   asPage,
@@ -29,7 +30,7 @@ import {
   withUser,
 } from './context.ts';
 import { sendCsv } from './csv.ts';
-import { DashboardError, notFound } from './errors.ts';
+import { notFound, refusal } from './errors.ts';
 import { FormBody, type FormState, formOf, readForm, refusedField } from './forms.ts';
 import { roomDocuments, teamDocument } from './repo.ts';
 import { periodOf, roomOf } from './rooms.ts';
@@ -120,7 +121,7 @@ export const documentRoutes: Route = (app, deps) => {
       withUser(async (request, reply, user) => {
         const room = await roomOf(deps, user, idParam(request));
         if (!request.isMultipart()) {
-          throw new DashboardError(400, 'Choose a file to upload', 'The form must send a file.');
+          throw refusal('chooseFile');
         }
         const declared = Number(request.headers['content-length']);
         if (Number.isFinite(declared) && declared > deps.fileMaxBytes + 64 * 1024) {
@@ -144,18 +145,14 @@ export const documentRoutes: Route = (app, deps) => {
           }
           if (!received) {
             checkCsrf(request, user, fields);
-            throw new DashboardError(400, 'Choose a file to upload', 'No file was sent.');
+            throw refusal('noFileSent');
           }
           const name = (fields.name ?? '').trim() || received.filename.trim() || 'Untitled document';
           if (unstorableTextAt(name) !== undefined) {
-            throw new DashboardError(
-              400,
-              'Check what you entered',
-              'The name holds a character that cannot be stored.',
-            );
+            throw refusal('unstorableText', { detail: 'The name holds a character that cannot be stored.' });
           }
-          if (name.length > 200)
-            throw new DashboardError(400, 'Check what you entered', 'Give a name of 1 to 200 characters.');
+          if (!Value.Check(DocumentBody.properties.name, name))
+            throw refusal('entryRefused', { detail: 'Give a name of 1 to 300 characters.' });
           const file = received.file;
           const document = await asUser(
             deps,

@@ -1,4 +1,4 @@
-import { ApiError } from '../core/errors.ts';
+import { ApiError, ERROR_STATUS, ERRORS, type ErrorName, type NamedError } from '../core/errors.ts';
 
 /** A page answered instead of what was asked (a 403, 404, 409 or 429), rendered by the web app. */
 export class DashboardError extends ApiError {
@@ -24,5 +24,14 @@ export class DashboardError extends ApiError {
   }
 }
 
-export const notFound = () =>
-  new DashboardError(404, 'Not found', 'There is nothing at this address, or it is not your team’s.');
+/** A named error (core/errors.ts) as the dashboard's page: its title, and its message or the words given. */
+export function refusal(
+  name: ErrorName,
+  o: { detail?: string | undefined; headers?: Record<string, string> } = {},
+): DashboardError {
+  const named: NamedError = ERRORS[name];
+  const status = (named.status ?? ERROR_STATUS[named.code]) as DashboardError['status'];
+  return new DashboardError(status, named.title ?? named.message, o.detail ?? named.message, o.headers);
+}
+
+export const notFound = () => refusal('notYours');

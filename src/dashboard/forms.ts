@@ -5,7 +5,7 @@ import { ApiError } from '../core/errors.ts';
 import { type Html, html } from '../core/html.ts';
 import { isUuid } from '../core/ids.ts';
 import { unstorableTextAt } from '../core/text.ts';
-import { DashboardError } from './errors.ts';
+import { DashboardError, refusal } from './errors.ts';
 
 /** Where the web app's form parser keeps every value of a urlencoded body. */
 export const PARAMS = Symbol('form params');
@@ -54,7 +54,7 @@ export type FieldLabels = Record<string, string>;
 /** A form holding text no column can store (U+0000, an unpaired surrogate): a 400 page. */
 export function unstorableForm(body: unknown): void {
   if (unstorableTextAt(body) === undefined) return;
-  throw new DashboardError(400, 'Check what you entered', 'A field holds a character that cannot be stored.');
+  throw refusal('unstorableText');
 }
 
 FormatRegistry.Set('uuid', (value) => isUuid(value));

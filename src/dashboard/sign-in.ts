@@ -8,7 +8,7 @@ import { acceptInvitation, checkNewPassword, endSession, openInvitation, signIn 
 import { VISITOR } from '../write/context.ts';
 import { actorOf, currentUser, endedSessionCookie, sameToken, sessionCookie } from './auth.ts';
 import { htmlPage, type Route, redirect } from './context.ts';
-import { DashboardError } from './errors.ts';
+import { refusal } from './errors.ts';
 import { formOf } from './forms.ts';
 import { problem, publicPage } from './layout.ts';
 
@@ -63,12 +63,10 @@ export const signInRoutes: Route = (app, deps) => {
     });
     if (!result.ok && result.reason === 'throttled') {
       const minutes = Math.ceil(result.retryAfterSeconds / 60);
-      throw new DashboardError(
-        429,
-        'Too many attempts',
-        `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        { 'Retry-After': String(result.retryAfterSeconds) },
-      );
+      throw refusal('tooManySignIns', {
+        detail: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        headers: { 'Retry-After': String(result.retryAfterSeconds) },
+      });
     }
     if (!result.ok) {
       return htmlPage(reply, signInPage(token, next, 'Incorrect email or password', form.get('email')), 401);
@@ -81,7 +79,7 @@ export const signInRoutes: Route = (app, deps) => {
     const user = await currentUser(deps.db, deps.clock, request);
     if (user) {
       if (!sameToken(formOf(request.body).get('_csrf'), user.csrf)) {
-        throw new DashboardError(403, 'This form has expired', 'Go back, reload the page and try again.');
+        throw refusal('formExpired');
       }
       await endSession(
         deps.writeContext({ actor: actorOf(user), teamId: user.teamId }),
@@ -93,12 +91,7 @@ export const signInRoutes: Route = (app, deps) => {
     return redirect(reply, '/login');
   });
 
-  const invitationGone = () =>
-    new DashboardError(
-      404,
-      'This invitation is no longer valid',
-      'It was used already or has expired. Ask for a new one.',
-    );
+  const invitationGone = () => refusal('invitationGone');
 
   app.get('/invite/:token', { schema: { params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;

@@ -7,7 +7,7 @@ import { openInvitations, teamUsers } from '../users/repo.ts';
 import { ROLES } from '../users/roles.ts';
 import type { DashboardUser } from './auth.ts';
 import { asPage, doneOf, htmlPage, idParam, type Route, redirect, userWrite, withUser } from './context.ts';
-import { DashboardError } from './errors.ts';
+import { refusal } from './errors.ts';
 import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
 import { notice } from './layout.ts';
 import { shownOnce } from './views/settings.ts';
@@ -82,7 +82,7 @@ export const userRoutes: Route = (app, deps) => {
     { ...OWNERS, schema: { params: IdParams, body: FormBody } },
     withUser(async (request, reply, user) => {
       const form = readForm(RoleForm, request.body, { role: 'Role' });
-      if (!form.ok) throw new DashboardError(400, 'Check what you entered', 'Choose a role.');
+      if (!form.ok) throw refusal('chooseRole');
       const ctx = userWrite<RoleChange>(deps, user, (done) => ({
         action: 'user.role_changed',
         subject: { type: 'user', id: done.id },
@@ -101,8 +101,7 @@ export const userRoutes: Route = (app, deps) => {
     { ...OWNERS, schema: { params: IdParams, body: FormBody } },
     withUser(async (request, reply, user) => {
       const id = idParam(request);
-      if (id === user.id)
-        throw new DashboardError(409, 'That cannot be done now', 'You cannot remove yourself.');
+      if (id === user.id) throw refusal('removeYourself');
       const ctx = userWrite<{ id: string; email: string; role: string }>(deps, user, (done) => ({
         action: 'user.removed',
         subject: { type: 'user', id: done.id },

@@ -1,5 +1,5 @@
 import { applyTeamRooms } from '../aggregates/deltas.ts';
-import { ApiError, apiErrors } from '../core/errors.ts';
+import { apiErrors, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { forgetRoomEvents, recordEvent } from '../events/outbox.ts';
 import { teamExists } from '../teams/repo.ts';
@@ -25,7 +25,7 @@ export interface DealRoomChanges {
   description?: string | undefined;
 }
 
-const notFound = () => new ApiError('not_found', 'Deal room not found');
+const notFound = () => fail('dealRoomNotFound');
 
 export async function createDealRoom(
   ctx: WriteContext,

@@ -1,5 +1,5 @@
 import { applyRoomChange } from '../aggregates/deltas.ts';
-import { ApiError } from '../core/errors.ts';
+import { fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -36,7 +36,7 @@ export interface DocumentInput {
 
 export type DocumentChanges = Partial<Omit<DocumentInput, 'status'>>;
 
-const notFound = () => new ApiError('not_found', 'Document not found');
+const notFound = () => fail('documentNotFound');
 
 /**
  * Creates a document; with a file already received and checked (files.ts), the document is
@@ -48,10 +48,10 @@ export async function createDocument(
   input: DocumentInput,
   file?: ReceivedFile,
 ): Promise<ManagedDocument> {
-  if (!isUuid(roomId)) throw new ApiError('not_found', 'Deal room not found');
+  if (!isUuid(roomId)) throw fail('dealRoomNotFound');
   return inWrite(ctx, async (tx) => {
     const room = await loadRoom(tx, roomId, 'key share');
-    if (!room) throw new ApiError('not_found', 'Deal room not found');
+    if (!room) throw fail('dealRoomNotFound');
     const id = newId(tx.now.getTime());
     const status = input.status ?? 'draft';
     await insertDocument(

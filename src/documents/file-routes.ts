@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AnalyticsQuery } from '../analytics/schemas.ts';
-import { ApiError } from '../core/errors.ts';
+import { fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { answers } from '../core/responses.ts';
 import { Data, IdParams } from '../core/schemas.ts';
@@ -11,7 +11,7 @@ import { fileChunks, fileTooLarge, receiveFile, storedFile } from './files.ts';
 import { pageFigures } from './pages.ts';
 import { ManagedDocumentSchema, PageFiguresSchema } from './schemas.ts';
 
-const notFound = () => new ApiError('not_found', 'Document not found');
+const notFound = () => fail('documentNotFound');
 
 /** The management API's document files and page figures (contract.md section 7). */
 export function documentFileRoutes(
@@ -69,7 +69,7 @@ export function documentFileRoutes(
     async (request, reply) => {
       const { id } = request.params;
       const file = isUuid(id) ? await storedFile(db, id) : undefined;
-      if (!file) throw new ApiError('not_found', 'This document has no file');
+      if (!file) throw fail('documentHasNoFile');
       return reply
         .type(file.type)
         .header('Content-Length', String(file.sizeBytes))

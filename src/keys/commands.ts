@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { ApiError, apiErrors } from '../core/errors.ts';
+import { ApiError, apiErrors, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
@@ -70,10 +70,10 @@ export async function listApiKeys(db: Queryable, teamId: string): Promise<ApiKey
 
 /** Revokes a key (a revoked key stays revoked, with its first revocation time). */
 export async function revokeApiKey(ctx: WriteContext, keyId: string): Promise<ApiKeyView> {
-  if (!isUuid(keyId)) throw new ApiError('not_found', 'API key not found');
+  if (!isUuid(keyId)) throw fail('apiKeyNotFound');
   return inWrite(ctx, async (tx) => {
     const row = await repo.revokeKey(tx, keyId, tx.now);
-    if (!row) throw new ApiError('not_found', 'API key not found');
+    if (!row) throw fail('apiKeyNotFound');
     return toView(row);
   });
 }

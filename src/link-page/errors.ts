@@ -1,4 +1,4 @@
-import { ApiError } from '../core/errors.ts';
+import { ApiError, ERROR_STATUS, ERRORS, type ErrorName, type NamedError } from '../core/errors.ts';
 
 /** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
 export class PageError extends ApiError {
@@ -17,16 +17,19 @@ export class PageError extends ApiError {
   }
 }
 
-export const NO_LINK = () =>
-  new PageError(404, 'This link does not exist', 'Check the address you were given.');
-export const NOT_ACTIVE = () =>
-  new PageError(
-    410,
-    'This link is no longer active',
-    'The people who shared it have turned it off or let it expire. Ask them for a new one.',
-  );
-export const NO_DOCUMENT = () =>
-  new PageError(404, 'This document is not available', 'It may have been removed from this link.');
+/** A named error (core/errors.ts) as a recipient's page, with where to go next. */
+export function linkRefusal(
+  name: ErrorName,
+  o: { detail?: string; headers?: Record<string, string>; next?: { href: string; label: string } } = {},
+): PageError {
+  const named: NamedError = ERRORS[name];
+  const status = (named.status ?? ERROR_STATUS[named.code]) as PageError['status'];
+  return new PageError(status, named.title ?? named.message, o.detail ?? named.message, o.headers, o.next);
+}
+
+export const NO_LINK = () => linkRefusal('noSuchLink');
+export const NOT_ACTIVE = () => linkRefusal('linkNotActive');
+export const NO_DOCUMENT = () => linkRefusal('documentNotAvailable');
 
 /** A refusal of the domain (a link turned off between two requests, say) as the page it means. */
 export function asPage(err: unknown): unknown {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { FormBody } from '../core/schemas.ts';
@@ -12,7 +12,7 @@ import { LinkClosedError, type ReportReading, readingReportOf } from '../trackin
 import type { StartView } from '../tracking/view-starts.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
-import { asPage, NO_DOCUMENT, NO_LINK, NOT_ACTIVE, PageError } from './errors.ts';
+import { asPage, linkRefusal, NO_DOCUMENT, NO_LINK, NOT_ACTIVE } from './errors.ts';
 import { checkLinkPassword } from './gate.ts';
 import type { PublicLink, ShownDocument, ShownLink, ShownSelection } from './repo.ts';
 import {
@@ -205,12 +205,10 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       );
       if (!checked.ok && checked.reason === 'throttled') {
         const wait = checked.retryAfterSeconds;
-        throw new PageError(
-          429,
-          'Too many attempts',
-          `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
-          { 'Retry-After': String(wait) },
-        );
+        throw linkRefusal('tooManyPasswords', {
+          detail: `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+          headers: { 'Retry-After': String(wait) },
+        });
       }
       if (!checked.ok) {
         return html(
@@ -305,13 +303,9 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
         throw asPage(err);
       }
       if (!allowed) {
-        throw new PageError(
-          403,
-          'Downloads are not allowed',
-          'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
-          {},
-          { href: `/v/${request.params.shortId}/d/${document.id}`, label: 'Read it online' },
-        );
+        throw linkRefusal('downloadsOff', {
+          next: { href: `/v/${request.params.shortId}/d/${document.id}`, label: 'Read it online' },
+        });
       }
       reply
         .type(file.type)
@@ -340,7 +334,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       const session = await signedSession(request);
       const body = readingReportOf(request.body);
       if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
-        throw new ApiError('not_found', 'View not found');
+        throw fail('viewNotFound');
       }
       try {
         await deps.reportReading(write, viewId, body.report, { shortId });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { applyRoomChange } from '../aggregates/deltas.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword } from '../core/passwords.ts';
 import type { Queryable } from '../db/database.ts';
@@ -45,16 +45,16 @@ export interface LinkInput extends LinkSettings {
 
 export type LinkChanges = Partial<LinkInput>;
 
-const notFound = () => new ApiError('not_found', 'Link not found');
+const notFound = () => fail('linkNotFound');
 const shortIdTaken = () => new ApiError('conflict', 'shortId is already used by another link');
 
 export async function createLink(ctx: WriteContext, roomId: string, input: LinkInput): Promise<ManagedLink> {
-  if (!isUuid(roomId)) throw new ApiError('not_found', 'Deal room not found');
+  if (!isUuid(roomId)) throw fail('dealRoomNotFound');
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return uniqueShortId(() =>
     inWrite(ctx, async (tx) => {
       const room = await loadRoom(tx, roomId, 'key share');
-      if (!room) throw new ApiError('not_found', 'Deal room not found');
+      if (!room) throw fail('dealRoomNotFound');
       const shortId = input.shortId ?? generateShortId();
       await checkShortId(tx, shortId, null);
       const documentIds = input.documentIds ?? null;

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { applyDownloads, applyViewDurations, applyVisits } from '../aggregates/deltas.ts';
 import { downloadRows, visitRows } from '../aggregates/rows.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
@@ -39,7 +39,7 @@ export async function completeView(
   viewId: string,
   input: { durationSeconds: number },
 ): Promise<View> {
-  const notFound = () => new ApiError('not_found', 'View not found');
+  const notFound = () => fail('viewNotFound');
   if (!isUuid(viewId)) throw notFound();
   return inWrite(ctx, async (tx) => {
     const row = await lockView(tx, viewId);

@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { applyPageReadings, applyViewDurations } from '../aggregates/deltas.ts';
 import type { Clock } from '../core/clock.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Database } from '../db/database.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
@@ -73,7 +73,7 @@ export type ReportReading = (
   through?: { shortId: string },
 ) => Promise<ReportOutcome>;
 
-const viewNotFound = () => new ApiError('not_found', 'View not found');
+const viewNotFound = () => fail('viewNotFound');
 
 /** A report through a link that has been disabled or has expired since the view opened. */
 export class LinkClosedError extends ApiError {

@@ -1,4 +1,4 @@
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { shareGuards } from '../write/guards.ts';
 import type { WriteTx } from '../write/transaction.ts';
@@ -8,8 +8,8 @@ import { readTargets } from './repo.ts';
 const MAX_FUTURE_MS = 5 * 60 * 1000;
 const EARLIEST = Date.UTC(2000, 0, 1);
 
-export const linkNotFound = () => new ApiError('not_found', 'Link not found');
-const documentNotFound = () => new ApiError('not_found', 'Document not found on this link');
+export const linkNotFound = () => fail('linkNotFound');
+const documentNotFound = () => fail('documentNotOnLink');
 
 /** When a tracked event happened: as given, or now; never more than 5 minutes ahead. */
 export function eventTime(tx: WriteTx, given: Date | undefined, field: string): Date {

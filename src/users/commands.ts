@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword, verifyPassword } from '../core/passwords.ts';
@@ -43,9 +43,9 @@ export async function inviteUser(
     throw new ApiError('validation_error', 'Enter a valid email');
   }
   if (!isRole(input.role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
-  if (!isUuid(input.teamId) || !inScope(ctx, input.teamId)) throw new ApiError('not_found', 'Team not found');
+  if (!isUuid(input.teamId) || !inScope(ctx, input.teamId)) throw fail('teamNotFound');
   return inWrite(ctx, async (tx) => {
-    if (!(await teamExists(tx, input.teamId))) throw new ApiError('not_found', 'Team not found');
+    if (!(await teamExists(tx, input.teamId))) throw fail('teamNotFound');
     let user = await repo.userByEmail(tx, email);
     if (user && (user.team_id !== input.teamId || user.password_hash !== null)) {
       throw new ApiError('conflict', 'This email already has an account');
@@ -212,12 +212,12 @@ export interface RoleChange {
 /** Changes a teammate's role (of the write's team); a team always keeps one owner. */
 export async function changeRole(ctx: WriteContext, userId: string, role: Role): Promise<RoleChange> {
   if (!isRole(role)) throw new ApiError('validation_error', 'Role must be owner, admin or member');
-  if (!isUuid(userId)) throw new ApiError('not_found', 'User not found');
+  if (!isUuid(userId)) throw fail('userNotFound');
   return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
-    if (!user) throw new ApiError('not_found', 'User not found');
+    if (!user) throw fail('userNotFound');
     if (user.role === 'owner' && role !== 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
-      throw new ApiError('conflict', 'A team keeps at least one owner');
+      throw fail('lastOwner');
     }
     await repo.setUserRole(tx, userId, role, tx.now);
     return { id: userId, email: user.email, before: user.role, after: role };
@@ -229,12 +229,12 @@ export async function removeUser(
   ctx: WriteContext,
   userId: string,
 ): Promise<{ id: string; email: string; role: Role }> {
-  if (!isUuid(userId)) throw new ApiError('not_found', 'User not found');
+  if (!isUuid(userId)) throw fail('userNotFound');
   return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
-    if (!user) throw new ApiError('not_found', 'User not found');
+    if (!user) throw fail('userNotFound');
     if (user.role === 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
-      throw new ApiError('conflict', 'A team keeps at least one owner');
+      throw fail('lastOwner');
     }
     await repo.deleteUserRow(tx, userId);
     return { id: userId, email: user.email, role: user.role };

@@ -18,7 +18,7 @@ import { WEBHOOK_USER_AGENT, WebhookSender } from '../delivery/sender.ts';
 import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
-import { PageError } from '../link-page/errors.ts';
+import { linkRefusal, PageError } from '../link-page/errors.ts';
 import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
 import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
@@ -190,12 +190,12 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
       : undefined;
     const file =
       asset?.file ?? (font && STANDARD_FONT.test(font) ? join(PDFJS_DIR, 'standard_fonts', font) : undefined);
-    if (!file) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
+    if (!file) throw linkRefusal('pageNotFound');
     const size = await stat(file).then(
       (s) => s.size,
       () => undefined,
     );
-    if (size === undefined) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
+    if (size === undefined) throw linkRefusal('pageNotFound');
     return reply
       .type(asset?.type ?? 'application/octet-stream')
       .header('Content-Length', String(size))

@@ -1,4 +1,4 @@
-import { ApiError, apiErrors } from '../core/errors.ts';
+import { ApiError, apiErrors, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import type { EventType } from '../events/catalogue.ts';
 import { teamExists } from '../teams/repo.ts';
@@ -137,7 +137,7 @@ function normalEvents(events: EventType[] | null | undefined): EventType[] | nul
   return events ? [...new Set(events)].sort() : null;
 }
 
-const deadLetterNotFound = () => new ApiError('not_found', 'Dead letter not found');
+const deadLetterNotFound = () => fail('deadLetterNotFound');
 
 /**
  * Puts a dead letter's delivery back in the queue, due now, with a fresh count of attempts;

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { ApiError, apiErrors } from '../core/errors.ts';
+import { apiErrors, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Queryable } from '../db/database.ts';
 import type { EventType } from '../events/catalogue.ts';
@@ -21,7 +21,7 @@ export interface EndpointRow {
 
 export const ENDPOINT_COLUMNS = 'id, team_id, url, event_types, enabled, created_at, updated_at';
 
-export const endpointNotFound = () => new ApiError('not_found', 'Webhook endpoint not found');
+export const endpointNotFound = () => fail('endpointNotFound');
 
 export async function listEndpoints(db: Queryable, teamId: string): Promise<WebhookEndpoint[]> {
   if (!isUuid(teamId) || !(await teamExists(db, teamId))) throw apiErrors.teamNotFound();
@@ -69,7 +69,7 @@ export async function listAttempts(
   endpointId: string,
   window: Window,
 ): Promise<{ items: WebhookAttempt[]; total: number }> {
-  const _notFound = () => new ApiError('not_found', 'Webhook endpoint not found');
+  const _notFound = () => fail('endpointNotFound');
   if (!isUuid(endpointId)) throw endpointNotFound();
   const rows = await db.query<{
     total: number;
