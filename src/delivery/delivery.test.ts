@@ -344,7 +344,7 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     const [attempt] = await attempts(t.endpointId);
     expect(attempt).toMatchObject({
       status: null,
-      error: 'the endpoint URL is not https:// (WEBHOOK_ALLOW_PRIVATE_URLS is off)',
+      error: 'the endpoint URL is not https://, and this service reaches only https:// endpoints',
     });
     expect(receiver.to('/hooks/plain-http')).toHaveLength(0);
   });

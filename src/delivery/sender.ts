@@ -97,7 +97,7 @@ export class WebhookSender {
       return {
         status: null,
         durationMs: 0,
-        error: 'the endpoint URL is not https:// (WEBHOOK_ALLOW_PRIVATE_URLS is off)',
+        error: 'the endpoint URL is not https://, and this service reaches only https:// endpoints',
       };
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
