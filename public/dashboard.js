@@ -128,3 +128,35 @@ for (const back of document.querySelectorAll('[data-back]')) {
 
 // A form sent back: its error summary takes the focus, so a screen reader reads it first.
 document.querySelector('.error-summary')?.focus();
+
+// Moving a document up or down without reloading the page: the move is sent as the form
+// would send it, then the list is drawn again from the page's own HTML, and the focus stays
+// on the same document's button. Without this script the forms work as they are.
+const reorder = document.querySelector('[data-reorder]');
+if (reorder) {
+  reorder.addEventListener('submit', async (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.action.endsWith('/move')) return;
+    event.preventDefault();
+    const direction = new FormData(form).get('direction');
+    const moved = await fetch(form.action, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(new FormData(form)).toString(),
+    });
+    if (!moved.ok) {
+      form.submit();
+      return;
+    }
+    const page = await fetch(location.pathname, { headers: { accept: 'text/html' } });
+    const fresh = new DOMParser()
+      .parseFromString(await page.text(), 'text/html')
+      .querySelector('[data-reorder]');
+    if (!fresh) return location.reload();
+    reorder.replaceChildren(...fresh.childNodes);
+    const again =
+      reorder.querySelector(`form[action="${new URL(form.action).pathname}"] input[value="${direction}"]`)
+        ?.form ?? reorder.querySelector(`form[action="${new URL(form.action).pathname}"]`);
+    again?.querySelector('button')?.focus();
+  });
+}

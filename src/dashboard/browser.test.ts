@@ -140,6 +140,21 @@ describe.runIf(hasChromium)(
         1,
       );
       await check(page, 'documents');
+      // Reordering needs no reload: the list is drawn again in place, the focus kept.
+      const names = () =>
+        page
+          .locator('[data-reorder] tbody th')
+          .evaluateAll((cells) => cells.map((c) => c.textContent?.trim()));
+      expect(await names()).toEqual(['Investor deck.pdf', 'Term sheet.pdf']);
+      let reloaded = false;
+      page.once('load', () => {
+        reloaded = true;
+      });
+      await page.getByRole('button', { name: 'Move down' }).click();
+      await expect.poll(names).toEqual(['Term sheet.pdf', 'Investor deck.pdf']);
+      expect(reloaded).toBe(false);
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Move up');
+      await check(page, 'documents');
       await page.getByRole('link', { name: 'Links' }).click();
       await page.getByLabel('Name', { exact: true }).fill('Lead investors');
       await page.getByLabel('Password', { exact: true }).fill(LINK_PASSWORD);

@@ -284,6 +284,9 @@ export const documentRoutes: Route = (app, deps) => {
         },
         (ctx) => moveDocument(ctx, document.id, direction),
       );
+      // The page's script moves documents without a reload: it asks for JSON, then redraws the list.
+      if (request.headers.accept?.includes('application/json'))
+        return reply.send({ data: { id: document.id } });
       return redirect(reply, `/app/rooms/${document.deal_room_id}/documents?done=document-saved`);
     },
   );

@@ -80,6 +80,7 @@ ${
 </form>`
     : ''
 }
+<div data-reorder>
 ${table({
   caption: 'Documents, in the order links show them',
   csv: `/app/rooms/${room.id}/documents.csv`,
@@ -104,7 +105,8 @@ ${
     : ''
 }</tr>`,
   ),
-})}`;
+})}
+</div>`;
   return dashboardPage(user, {
     title: `${room.name}: documents`,
     section: 'rooms',
