@@ -87,7 +87,7 @@ const label = (field: string) => {
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replaceAll('_', ' ')
     .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\burl\b/i, 'URL');
 };
 
 /** A value as people read it: yes and no, a date, a list, a dash for nothing. */
@@ -116,7 +116,9 @@ export function changes(before: unknown, after: unknown): Html | string {
   if (b && a) {
     rows = Object.keys(b)
       .filter((k) => shown(k) && JSON.stringify(b[k]) !== JSON.stringify(a[k]))
-      .map((k) => [label(k), `${show(b[k])} → ${show(a[k])}`]);
+      .map((k): [string, string] => [label(k), `${show(b[k])} → ${show(a[k])}`])
+      // What only the result says (a document moved: its direction).
+      .concat(NAMING.filter((k) => k in a && !(k in b)).map((k): [string, string] => [label(k), show(a[k])]));
   } else {
     const one = a ?? b;
     rows = one ? NAMING.filter((k) => k in one).map((k) => [label(k), show(one[k])]) : [];
