@@ -1,93 +1,183 @@
-// The document viewer of the link page: renders every page of the document (pdf.js, served
-// by the service itself) and reports the person's active reading time per page.
+// The document viewer of the link page. Every page is an image the service rendered; this
+// script adds the counter, previous and next, jump, zoom, full screen, arrow keys and swipe,
+// retries a page the service is still drawing, and reports the person's active reading time.
 //
-// Active means: the tab is visible, the window has focus, and there was input (a scroll, a
-// key, the pointer) within the last minute. Each second of active time counts for the page
-// most in view. The page reports every 10 seconds, and once more when the person leaves
-// (navigator.sendBeacon), so a closed tab loses at most the last 10 seconds.
+// Active means: the tab is visible, the window has focus, there was input (a scroll, a key,
+// the pointer) within the last minute, and the page most in view has been drawn on screen.
+// Each such second counts for that page. The page reports every 10 seconds, and once more
+// when the person leaves (navigator.sendBeacon); each report carries an id, so one sent again
+// after a lost answer is counted once.
 
 const REPORT_EVERY_MS = 10_000;
 const IDLE_AFTER_MS = 60_000;
+const ZOOMS = [0.6, 0.8, 1, 1.25, 1.5, 2];
+
+/** A random id (crypto.randomUUID needs a secure context; getRandomValues does not). */
+const newId = () =>
+  [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 const container = document.getElementById('pages');
 if (container) {
   const pages = [...container.querySelectorAll('[data-page]')];
-  track(container, pages);
-  if (container.dataset.type === 'application/pdf') renderPdf(container, pages);
+  const shown = currentPage(pages);
+  retryPending(pages);
+  controls(pages, shown);
+  track(container, pages, shown);
 }
 
-async function renderPdf(container, pages) {
-  const pdfjs = await import('/assets/pdfjs/pdf.min.mjs');
-  pdfjs.GlobalWorkerOptions.workerSrc = '/assets/pdfjs/pdf.worker.min.mjs';
-  let pdf;
-  try {
-    pdf = await pdfjs.getDocument({
-      url: container.dataset.file,
-      isEvalSupported: false,
-      standardFontDataUrl: '/assets/pdfjs/standard_fonts/',
-      disableRange: true,
-    }).promise;
-  } catch {
-    container.insertAdjacentHTML(
-      'beforebegin',
-      '<p class="alert" role="alert">This document could not be opened.</p>',
-    );
-    return;
-  }
-  const first = await pdf.getPage(1);
-  const base = first.getViewport({ scale: 1 });
-  for (const element of pages) element.style.aspectRatio = `${base.width} / ${base.height}`;
-
-  const rendered = new Set();
-  const render = async (element) => {
-    const number = Number(element.dataset.page);
-    if (rendered.has(number) || number > pdf.numPages) return;
-    rendered.add(number);
-    const page = await pdf.getPage(number);
-    const unscaled = page.getViewport({ scale: 1 });
-    const scale = (element.clientWidth / unscaled.width) * (window.devicePixelRatio || 1);
-    const viewport = page.getViewport({ scale });
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.floor(viewport.width);
-    canvas.height = Math.floor(viewport.height);
-    canvas.setAttribute('aria-hidden', 'true');
-    element.style.aspectRatio = `${unscaled.width} / ${unscaled.height}`;
-    await page.render({ canvas, canvasContext: canvas.getContext('2d'), viewport }).promise;
-    element.querySelector('.page-loading')?.remove();
-    element.prepend(canvas);
-    element.classList.add('rendered');
-  };
-  // Pages are drawn as they come near the screen, so a long document opens at once.
-  const near = new IntersectionObserver(
-    (entries) => {
-      for (const entry of entries) if (entry.isIntersecting) render(entry.target);
-    },
-    { rootMargin: '1200px 0px' },
+/** Which page is most in view, kept up to date; the counter and thumbnails follow it. */
+function currentPage(pages) {
+  const ratios = new Map();
+  const counter = document.querySelector('[data-counter]');
+  const thumbs = new Map(
+    [...document.querySelectorAll('[data-thumb]')].map((a) => [Number(a.dataset.thumb), a]),
   );
-  for (const element of pages) near.observe(element);
-}
-
-function track(container, pages) {
-  const url = container.dataset.report;
-  const token = container.dataset.token;
-  if (!url || !token || pages.length === 0) return;
-
-  const visible = new Map();
-  const inView = new IntersectionObserver(
+  const state = { page: 1, visible: false };
+  const update = () => {
+    let best = 0;
+    let page = state.page;
+    for (const [number, ratio] of ratios) {
+      if (ratio > best || (ratio === best && ratio > 0 && number < page)) [best, page] = [ratio, number];
+    }
+    state.visible = best > 0;
+    if (page === state.page) return;
+    thumbs.get(state.page)?.removeAttribute('aria-current');
+    state.page = page;
+    const thumb = thumbs.get(page);
+    if (thumb) {
+      thumb.setAttribute('aria-current', 'page');
+      thumb.scrollIntoView({ block: 'nearest' });
+    }
+    if (counter) counter.textContent = `${page} / ${pages.length}`;
+  };
+  const observer = new IntersectionObserver(
     (entries) => {
-      for (const entry of entries) visible.set(Number(entry.target.dataset.page), entry.intersectionRatio);
+      for (const entry of entries) ratios.set(Number(entry.target.dataset.page), entry.intersectionRatio);
+      update();
     },
     { threshold: [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1] },
   );
-  for (const element of pages) inView.observe(element);
-  const current = () => {
-    let best = 0;
-    let page = 1;
-    for (const [number, ratio] of visible) {
-      if (ratio > best) [best, page] = [ratio, number];
-    }
-    return best > 0 ? page : undefined;
+  for (const element of pages) observer.observe(element);
+  thumbs.get(1)?.setAttribute('aria-current', 'page');
+  return state;
+}
+
+/** A page the service has not drawn yet (503) is asked for again a moment later. */
+function retryPending(pages) {
+  for (const element of pages) {
+    const image = element.querySelector('img');
+    if (!image) continue;
+    let tries = 0;
+    image.addEventListener('error', () => {
+      if (tries >= 30) {
+        element.classList.add('failed');
+        return;
+      }
+      tries += 1;
+      setTimeout(() => {
+        const url = new URL(image.currentSrc || image.src, location.href);
+        url.searchParams.set('r', String(tries));
+        image.removeAttribute('srcset');
+        image.src = url.pathname + url.search;
+      }, 2000);
+    });
+  }
+}
+
+function controls(pages, shown) {
+  const go = (number) => {
+    const target = pages[Math.min(Math.max(number, 1), pages.length) - 1];
+    if (!target) return;
+    target.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    shown.page = Number(target.dataset.page);
   };
+  const step = (by) => go(shown.page + by);
+  document.querySelector('[data-go="previous"]')?.addEventListener('click', () => step(-1));
+  document.querySelector('[data-go="next"]')?.addEventListener('click', () => step(1));
+
+  const jump = document.querySelector('[data-jump]');
+  jump?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = jump.querySelector('input');
+    const number = Number(input.value);
+    if (Number.isInteger(number) && number >= 1 && number <= pages.length) {
+      go(number);
+      input.value = '';
+    } else {
+      input.setCustomValidity(`Enter a page from 1 to ${pages.length}`);
+      input.reportValidity();
+      input.addEventListener('input', () => input.setCustomValidity(''), { once: true });
+    }
+  });
+
+  const reader = document.querySelector('[data-reader]');
+  let zoom = ZOOMS.indexOf(1);
+  for (const button of document.querySelectorAll('[data-zoom]')) {
+    button.addEventListener('click', () => {
+      const page = shown.page;
+      zoom = Math.min(Math.max(zoom + Number(button.dataset.zoom), 0), ZOOMS.length - 1);
+      reader?.style.setProperty('--zoom', String(ZOOMS[zoom]));
+      reader?.classList.toggle('zoomed', ZOOMS[zoom] !== 1);
+      go(page);
+    });
+  }
+
+  const full = document.querySelector('[data-fullscreen]');
+  if (full && reader?.requestFullscreen) {
+    full.addEventListener('click', () => {
+      if (document.fullscreenElement) document.exitFullscreen();
+      else reader.requestFullscreen().catch(() => {});
+    });
+    document.addEventListener('fullscreenchange', () => {
+      full.textContent = document.fullscreenElement ? 'Exit full screen' : 'Full screen';
+    });
+  } else if (full) {
+    full.hidden = true;
+  }
+
+  // Arrow keys turn pages, unless the person is typing in a field.
+  document.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target instanceof HTMLElement && event.target.closest('input, textarea, select')) return;
+    if (event.key === 'ArrowRight' || (event.key === 'ArrowDown' && event.shiftKey)) {
+      event.preventDefault();
+      step(1);
+    } else if (event.key === 'ArrowLeft' || (event.key === 'ArrowUp' && event.shiftKey)) {
+      event.preventDefault();
+      step(-1);
+    }
+  });
+
+  // A sideways swipe on a phone turns a page; an up-and-down one scrolls as usual.
+  let start;
+  container.addEventListener(
+    'touchstart',
+    (event) => {
+      const touch = event.changedTouches[0];
+      start = event.touches.length === 1 ? { x: touch.clientX, y: touch.clientY } : undefined;
+    },
+    { passive: true },
+  );
+  container.addEventListener(
+    'touchend',
+    (event) => {
+      const touch = event.changedTouches[0];
+      if (!start || !touch) return;
+      const dx = touch.clientX - start.x;
+      const dy = touch.clientY - start.y;
+      if (Math.abs(dx) > 60 && Math.abs(dx) > Math.abs(dy) * 1.5 && !reader?.classList.contains('zoomed')) {
+        step(dx < 0 ? 1 : -1);
+      }
+      start = undefined;
+    },
+    { passive: true },
+  );
+}
+
+function track(container, pages, shown) {
+  const url = container.dataset.report;
+  const token = container.dataset.token;
+  if (!url || !token || pages.length === 0) return;
 
   let lastInput = Date.now();
   for (const type of ['scroll', 'wheel', 'keydown', 'pointerdown', 'pointermove', 'touchstart']) {
@@ -99,37 +189,55 @@ function track(container, pages) {
       { passive: true, capture: true },
     );
   }
+  const drawn = (number) => {
+    const image = pages[number - 1]?.querySelector('img');
+    return Boolean(image?.complete && image.naturalWidth > 0);
+  };
   const active = () =>
     document.visibilityState === 'visible' && document.hasFocus() && Date.now() - lastInput < IDLE_AFTER_MS;
 
   let pending = {};
+  // Reports not yet answered, oldest first, each with its id; sent again as they were.
+  const unsent = [];
   let done = false;
   setInterval(() => {
-    const page = current();
-    if (!done && page !== undefined && active()) pending[page] = (pending[page] ?? 0) + 1;
+    if (!done && shown.visible && drawn(shown.page) && active()) {
+      pending[shown.page] = (pending[shown.page] ?? 0) + 1;
+    }
   }, 1000);
 
-  const body = (final) => JSON.stringify({ token, pages: pending, final });
+  const take = () => {
+    if (Object.keys(pending).length > 0) {
+      unsent.push({ id: newId(), pages: pending });
+      pending = {};
+    }
+  };
+  let sending = false;
   const send = async () => {
-    if (done) return;
-    const sent = pending;
-    pending = {};
-    // Not counted (no answer, or the service was busy): sent again with the next report.
-    const keep = () => {
-      for (const [page, seconds] of Object.entries(sent)) pending[page] = (pending[page] ?? 0) + seconds;
-    };
+    if (done || sending) return;
+    take();
+    sending = true;
     try {
-      const answer = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'text/plain' },
-        body: JSON.stringify({ token, pages: sent, final: false }),
-        keepalive: true,
-      });
-      // The view is completed, or no longer this page's to report (its link closed): stop.
-      if (answer.status === 409 || answer.status === 404 || answer.status === 410) done = true;
-      else if (!answer.ok) keep();
-    } catch {
-      keep();
+      while (unsent.length > 0 && !done) {
+        const report = unsent[0];
+        let answer;
+        try {
+          answer = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'text/plain' },
+            body: JSON.stringify({ token, id: report.id, pages: report.pages, final: false }),
+            keepalive: true,
+          });
+        } catch {
+          return; // no answer: sent again with the next report, under the same id
+        }
+        // The view is completed, or no longer this page's to report (its link closed): stop.
+        if ([404, 409, 410].includes(answer.status)) done = true;
+        else if (!answer.ok && answer.status !== 400) return;
+        unsent.shift();
+      }
+    } finally {
+      sending = false;
     }
   };
   setInterval(send, REPORT_EVERY_MS);
@@ -140,6 +248,13 @@ function track(container, pages) {
   window.addEventListener('pagehide', () => {
     if (done) return;
     done = true;
-    navigator.sendBeacon(url, new Blob([body(true)], { type: 'text/plain' }));
+    take();
+    const pagesLeft = {};
+    for (const report of unsent) {
+      for (const [page, seconds] of Object.entries(report.pages))
+        pagesLeft[page] = (pagesLeft[page] ?? 0) + seconds;
+    }
+    const body = JSON.stringify({ token, id: newId(), pages: pagesLeft, final: true });
+    navigator.sendBeacon(url, new Blob([body], { type: 'text/plain' }));
   });
 }

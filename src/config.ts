@@ -7,6 +7,25 @@ export interface RateLimits {
 
 export const DEFAULT_LIMITS: RateLimits = { perKey: 1000, perTeam: 3000, windowMs: 3_600_000 };
 
+/** The limits every file is read, drawn and stamped within (contract.md section 7). */
+export interface FileLimits {
+  /** FILE_MAX_PAGES: a PDF with more pages is refused (422 unprocessable_file). */
+  maxPages: number;
+  /** FILE_THREAD_MEMORY_MB: each file thread's heap; past it, the task fails and the thread is replaced. */
+  memoryMb: number;
+  /** FILE_TASK_SECONDS: the longest one task (counting a file, drawing a few pages, stamping) may take. */
+  taskSeconds: number;
+  /** The largest image, in pixels, drawn or decoded (an embedded image, an uploaded image). */
+  maxPixels: number;
+}
+
+export const DEFAULT_FILE_LIMITS: FileLimits = {
+  maxPages: 2000,
+  memoryMb: 512,
+  taskSeconds: 60,
+  maxPixels: 40_000_000,
+};
+
 /**
  * The service's configuration, read from the environment once at start. Every problem is
  * collected so an operator sees them all at once; the result is frozen and passed in.
@@ -27,6 +46,7 @@ export interface Config {
   pool: { size: number; maxWaiting: number; maxWaitMs: number };
   /** The web app (the link page): its listener, and the largest document file accepted. */
   web: { port: number; host: string; fileMaxBytes: number };
+  files: FileLimits;
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -131,6 +151,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     fileMaxBytes: positiveBytes(read('FILE_MAX_BYTES'), problems),
   };
 
+  const files: FileLimits = {
+    maxPages: positive('FILE_MAX_PAGES', DEFAULT_FILE_LIMITS.maxPages),
+    memoryMb: positive('FILE_THREAD_MEMORY_MB', DEFAULT_FILE_LIMITS.memoryMb),
+    taskSeconds: positive('FILE_TASK_SECONDS', DEFAULT_FILE_LIMITS.taskSeconds),
+    maxPixels: DEFAULT_FILE_LIMITS.maxPixels,
+  };
+
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
     problems.push('MIGRATE_ON_START must be true or false');
@@ -167,6 +194,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pool,
     management,
     web,
+    files,
     webhooks,
     mail,
     migrateOnStart,

@@ -15,10 +15,12 @@ import { openPostgres } from './db/postgres.ts';
 import { trackWebhookQueue } from './delivery/metrics.ts';
 import { startWorker } from './delivery/start.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
+import { type Renderer, startRenderer } from './documents/renderer.ts';
 import type { HealthCheck } from './health/routes.ts';
 import { invitationMailer } from './mail/invitations.ts';
 import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
+import { createFileWork, type FileWork } from './rendering/pool.ts';
 import type { TypedFastify } from './routing/types.ts';
 import { hasDemoTeam, isEmpty, renewDemoKey, renewDemoUser, seedDemo } from './seed/prepare.ts';
 import { createReadingWriter } from './tracking/reading.ts';
@@ -103,8 +105,14 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     } else {
       await requireCurrentSchema(db);
     }
-    const demoKey = options.demo ? await prepareDemo(db, clock) : undefined;
+    // The threads that read, draw and stamp files: no listener's thread touches a file's contents.
+    const files = createFileWork(config.files);
+    closers.push(() => files.close());
+    const demoKey = options.demo ? await prepareDemo(db, clock, files) : undefined;
     const demoUser = demoKey ? await renewDemoUser(db, clock) : undefined;
+    // Every uploaded version is rendered to page images in the background, page 1 first.
+    const renderer: Renderer = startRenderer({ db, work: files, clock, log: logger });
+    closers.push(() => renderer.stop());
 
     const metrics = createMetrics().withDefaults();
     const { limiter, healthChecks } = createRateLimiter(
@@ -126,7 +134,11 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         appUrl: config.appUrl,
         allowPrivateUrls: config.webhooks.allowPrivateUrls,
         metrics,
-        onEvents: () => worker?.wake(),
+        onEvents: (events) => {
+          worker?.wake();
+          if (events.some((e) => e.type === 'document.created' || e.type === 'document.updated'))
+            renderer.wake();
+        },
       });
     trackPool(metrics, db, 'main');
 
@@ -188,6 +200,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           adminToken: config.management.adminToken,
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           fileMaxBytes: config.web.fileMaxBytes,
+          files,
           logger,
           metrics,
           writeContext,
@@ -212,6 +225,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           metrics,
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           fileMaxBytes: config.web.fileMaxBytes,
+          files,
           mailer,
           writeContext,
           reportReading: createReadingWriter(),
@@ -353,8 +367,8 @@ function openPostgresPool(config: Readonly<Config>, maxConnections: number): Pro
   });
 }
 
-async function prepareDemo(db: Database, clock: Clock): Promise<string | undefined> {
-  if (await isEmpty(db)) return seedDemo(db, clock);
+async function prepareDemo(db: Database, clock: Clock, files: FileWork): Promise<string | undefined> {
+  if (await isEmpty(db)) return seedDemo(db, clock, files);
   if (await hasDemoTeam(db)) return renewDemoKey(db, clock);
   console.log('The database holds data other than the demo; not seeding it.');
   return undefined;

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { isUuid } from '../core/ids.ts';
 import { storeDocumentFile } from '../documents/commands.ts';
 import { fileTooLarge, receiveFile } from '../documents/files.ts';
+import { createFileWork } from '../rendering/pool.ts';
 import { type CommandContext, UsageError, writeContext } from './context.ts';
 import { DOCUMENTS_USAGE } from './usage.ts';
 
@@ -18,12 +19,18 @@ export async function documentsCommand(ctx: CommandContext, args: string[]): Pro
   if (!found?.isFile()) throw new UsageError(`${path} is not a file`);
   const maxBytes = ctx.config.web.fileMaxBytes;
   if (found.size > maxBytes) throw fileTooLarge(maxBytes);
-  const file = await receiveFile(createReadStream(path), maxBytes);
+  const work = createFileWork(ctx.config.files);
   try {
-    const document = await storeDocumentFile(writeContext(ctx), id.toLowerCase(), file);
-    ctx.err(`stored ${file.sizeBytes} bytes (${file.type}) as the content of ${document.name}`);
-    ctx.out(`${document.pageCount} ${document.pageCount === 1 ? 'page' : 'pages'}`);
+    const file = await receiveFile(createReadStream(path), { maxBytes, work });
+    try {
+      const document = await storeDocumentFile(writeContext(ctx), id.toLowerCase(), file);
+      ctx.err(`stored ${file.sizeBytes} bytes (${file.type}) as the content of ${document.name}`);
+      ctx.err('its pages are drawn as images by the running service (`dealroom serve`)');
+      ctx.out(`${document.pageCount} ${document.pageCount === 1 ? 'page' : 'pages'}`);
+    } finally {
+      await file.discard();
+    }
   } finally {
-    await file.discard();
+    await work.close();
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createFileWork } from '../rendering/pool.ts';
 import { DEMO_TEAM_ID } from '../seed/demo.ts';
 import { isEmpty, seedDemo } from '../seed/prepare.ts';
 import { type CommandContext, UsageError } from './context.ts';
@@ -9,7 +10,13 @@ export async function seedCommand(ctx: CommandContext, args: string[]): Promise<
   if (!(await isEmpty(ctx.db))) {
     throw new UsageError('the database already holds data; seed --demo only fills an empty database');
   }
-  const key = await seedDemo(ctx.db, ctx.clock);
+  const work = createFileWork(ctx.config.files);
+  let key: string;
+  try {
+    key = await seedDemo(ctx.db, ctx.clock, work);
+  } finally {
+    await work.close();
+  }
   ctx.err(`demo data loaded; team ${DEMO_TEAM_ID} (Northwind Capital) has this key:`);
   ctx.out(key);
 }

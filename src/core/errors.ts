@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unprocessable_file: 422,
   rate_limit: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -77,6 +78,11 @@ export const ERRORS = {
     message: 'There is nothing at this address, or it is not your team’s.',
   },
   pageNotFound: { code: 'not_found', title: 'Page not found', message: 'There is nothing at this address.' },
+  pageNotDrawn: {
+    code: 'not_found',
+    title: 'This page cannot be shown',
+    message: 'It could not be drawn. The other pages of the document can be read.',
+  },
   formExpired: {
     code: 'download_denied',
     title: 'This form has expired',
@@ -124,6 +130,11 @@ export const ERRORS = {
     code: 'unsupported_media_type',
     title: 'Unsupported file',
     message: 'Upload a PDF, PNG or JPEG.',
+  },
+  unprocessableFile: {
+    code: 'unprocessable_file',
+    title: 'This file cannot be shown',
+    message: 'It has too many pages, or could not be drawn within the limits. Try another copy of it.',
   },
   invitationGone: {
     code: 'not_found',

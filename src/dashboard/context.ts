@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import type { WebhookSender } from '../delivery/sender.ts';
 import type { Signer } from '../link-page/session.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
+import type { FileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import type { WriteContexts } from '../write/context.ts';
 import type { WriteContext } from '../write/transaction.ts';
@@ -24,6 +25,8 @@ export interface DashboardDeps {
   secureCookies: boolean;
   signer: () => Promise<Signer>;
   fileMaxBytes: number;
+  /** The threads that read files' contents (rendering/pool.ts). */
+  files: FileWork;
   /** Mails invitations when SMTP_URL is set; otherwise the address is only shown. */
   mailer?: InvitationMailer | undefined;
   /** Sends the test event of an endpoint's page (the worker's sender, its address rules). */

@@ -141,7 +141,10 @@ export const documentRoutes: Route = (app, deps) => {
               part.file.resume();
               continue;
             }
-            received = { file: await receiveFile(part.file, deps.fileMaxBytes), filename: part.filename };
+            received = {
+              file: await receiveFile(part.file, { maxBytes: deps.fileMaxBytes, work: deps.files }),
+              filename: part.filename,
+            };
           }
           if (!received) {
             checkCsrf(request, user, fields);

@@ -3,7 +3,7 @@ import { ApiError, ERROR_STATUS, ERRORS, type ErrorName, type NamedError } from 
 /** A page answered instead of what was asked (a 403, 404, 409 or 429), rendered by the web app. */
 export class DashboardError extends ApiError {
   constructor(
-    readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 429,
+    readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429,
     readonly title: string,
     readonly detail: string,
     headers: Record<string, string> = {},
@@ -17,6 +17,7 @@ export class DashboardError extends ApiError {
         409: 'conflict',
         413: 'payload_too_large',
         415: 'unsupported_media_type',
+        422: 'unprocessable_file',
         429: 'rate_limit',
       } as const
     )[status];

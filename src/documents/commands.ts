@@ -6,7 +6,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { removeDocumentEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
-import { type ReceivedFile, writeFileRows } from './files.ts';
+import { type ReceivedFile, writeVersion } from './files.ts';
 import {
   type DocumentFields,
   type DocumentRecord,
@@ -69,7 +69,7 @@ export async function createDocument(
       },
       tx.now,
     );
-    if (file) await writeFileRows(tx, id, file, tx.now);
+    if (file) await writeVersion(tx, id, file, tx.now);
     await applyRoomChange(tx, roomId, { publishedDocuments: status === 'published' ? 1 : 0 });
     return changed(tx, id, 'document.created');
   });
@@ -160,9 +160,9 @@ export async function setDocumentPublished(
 }
 
 /**
- * A document's file is replaced by an upload already received and checked (files.ts): the
- * chunks, the page count it gives and document.updated, in one transaction. Nothing of a
- * refused upload reaches this.
+ * A document gets a new file, received and checked (files.ts): a new version (the earlier
+ * ones kept, with their page figures), the page count it gives and document.updated, in one
+ * transaction. Links show the new version at once; nothing of a refused upload reaches this.
  */
 export async function storeDocumentFile(
   ctx: WriteContext,
@@ -173,7 +173,7 @@ export async function storeDocumentFile(
   return inWrite(ctx, async (tx) => {
     const document = await loadDocument(tx, id, 'update');
     if (!document) throw notFound();
-    await writeFileRows(tx, id, file, tx.now);
+    await writeVersion(tx, id, file, tx.now);
     await updateDocumentRow(tx, id, { ...fieldsOf(document), page_count: file.pageCount }, tx.now);
     await applyRoomChange(tx, document.deal_room_id);
     return changed(tx, id, 'document.updated');

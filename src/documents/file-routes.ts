@@ -16,7 +16,7 @@ const notFound = () => fail('documentNotFound');
 /** The management API's document files and page figures (contract.md section 7). */
 export function documentFileRoutes(
   app: TypedFastify,
-  { db, write, clock, fileMaxBytes }: AdminRouteDeps,
+  { db, write, clock, fileMaxBytes, files: work }: AdminRouteDeps,
 ): void {
   const tags = ['Documents'];
   app.register(async (files) => {
@@ -45,7 +45,7 @@ export function documentFileRoutes(
         if (Number.isFinite(declared) && declared > fileMaxBytes) throw fileTooLarge(fileMaxBytes);
         const body = request.body as unknown;
         const stream = body instanceof Readable ? body : Readable.from([]);
-        const file = await receiveFile(stream, fileMaxBytes);
+        const file = await receiveFile(stream, { maxBytes: fileMaxBytes, work });
         try {
           return { data: await write(request, (ctx) => storeDocumentFile(ctx, id, file)) };
         } finally {
@@ -73,7 +73,7 @@ export function documentFileRoutes(
       return reply
         .type(file.type)
         .header('Content-Length', String(file.sizeBytes))
-        .send(Readable.from(fileChunks(db, id, file.chunks)));
+        .send(Readable.from(fileChunks(db, file)));
     },
   );
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
@@ -56,7 +57,9 @@ describe.each(storeKinds())('document files (%s store)', { timeout: 120_000 }, (
 
   it('keeps files of several chunks whole, and an image is one page', async () => {
     const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
-    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(MAX - 4)]);
+    // A real JPEG, with bytes after its end (which readers of JPEG ignore) to span several chunks.
+    const jpeg = await createCanvas(64, 48).encode('jpeg');
+    const big = Buffer.concat([jpeg, randomBytes(MAX - jpeg.length)]);
     const stored = await put(documentId, big, 'image/jpeg');
     expect(stored.statusCode).toBe(200);
     expect(stored.json().data.pageCount).toBe(1);

@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../core/errors.ts';
 import type { Queryable } from '../db/database.ts';
+import type { FileWork } from '../rendering/pool.ts';
 
 /** What a document's file may be, recognised by its first bytes whatever its declared type. */
 export type FileType = 'application/pdf' | 'image/png' | 'image/jpeg';
@@ -38,14 +39,20 @@ export interface ReceivedFile {
   discard(): Promise<void>;
 }
 
+/** What receiving a file needs: the largest accepted, and the threads that may read its contents. */
+export interface Receiving {
+  maxBytes: number;
+  work: FileWork;
+}
+
 /**
  * Receives an upload as it streams in, into a temporary file of this process's own (0600):
  * refused as soon as its first bytes are of no accepted type (415) or it passes `maxBytes`
- * (413), so a refused upload writes nothing that stays. A PDF's pages are counted by reading
- * only the parts of the file that say it (pdf.js, by ranges); an image is one page.
+ * (413), so a refused upload writes nothing that stays. Its pages are counted in a file
+ * thread, within the limits (422 past them: rendering/pool.ts); an image is one page.
  */
-export async function receiveFile(body: Readable, maxBytes: number): Promise<ReceivedFile> {
-  const path = join(tmpdir(), `dealroom-upload-${randomUUID()}`);
+export async function receiveFile(body: Readable, { maxBytes, work }: Receiving): Promise<ReceivedFile> {
+  const path = join(await uploadFolder(), randomUUID());
   const discard = () => rm(path, { force: true });
   const hash = createHash('sha256');
   let size = 0;
@@ -69,7 +76,7 @@ export async function receiveFile(body: Readable, maxBytes: number): Promise<Rec
     );
     const type = sniffFileType(head);
     if (!type || size === 0) throw unsupportedFile();
-    const pageCount = type === 'application/pdf' ? await countPdfPages(path, size) : 1;
+    const { pageCount } = await work.inspect(path, type);
     return { path, type, sizeBytes: size, sha256: hash.digest('hex'), pageCount, discard };
   } catch (err) {
     await discard();
@@ -77,65 +84,33 @@ export async function receiveFile(body: Readable, maxBytes: number): Promise<Rec
   }
 }
 
-/** The pages of a PDF, read by pdf.js through ranges of the file (its cross-reference and page tree only). */
-async function countPdfPages(path: string, size: number): Promise<number> {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const file = await open(path);
-  try {
-    const transport = new pdfjs.PDFDataRangeTransport(size, new Uint8Array(0));
-    transport.requestDataRange = (begin: number, end: number) => {
-      const bytes = new Uint8Array(end - begin);
-      file.read(bytes, 0, end - begin, begin).then(
-        () => transport.onDataRange(begin, bytes),
-        () => transport.abort(),
-      );
-    };
-    const task = pdfjs.getDocument({
-      range: transport,
-      length: size,
-      rangeChunkSize: 64 * 1024,
-      disableAutoFetch: true,
-      disableStream: true,
-      isEvalSupported: false,
-      stopAtErrors: true,
-      verbosity: 0,
-    });
-    try {
-      const pdf = await task.promise;
-      if (pdf.numPages < 1) throw unsupportedFile();
-      return pdf.numPages;
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new ApiError('unsupported_media_type', 'The file starts like a PDF but cannot be read as one');
-    } finally {
-      await task.destroy();
-    }
-  } finally {
-    await file.close();
-  }
-}
-
-/** Replaces a document's file with a received one, chunk by chunk, in the caller's transaction. */
-export async function writeFileRows(
+/**
+ * A received file as the document's new version (its newest is its file), chunk by chunk, in
+ * the caller's transaction, which holds the document's row. Versions never change: what was
+ * read of an earlier one stays whole. Its pages are rendered afterwards (rendering/renderer.ts).
+ */
+export async function writeVersion(
   tx: Queryable,
   documentId: string,
   file: ReceivedFile,
   at: Date,
-): Promise<void> {
-  await tx.query('DELETE FROM document_files WHERE document_id = $1', [documentId]);
+): Promise<string> {
+  const id = randomUUID();
   const chunks = Math.ceil(file.sizeBytes / CHUNK_BYTES);
   await tx.query(
-    `INSERT INTO document_files (document_id, content_type, size_bytes, sha256, chunks, uploaded_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [documentId, file.type, file.sizeBytes, file.sha256, chunks, at],
+    `INSERT INTO document_versions (id, document_id, version, content_type, size_bytes, sha256, chunks,
+                                    page_count, uploaded_at)
+     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7, $8
+       FROM document_versions WHERE document_id = $2`,
+    [id, documentId, file.type, file.sizeBytes, file.sha256, chunks, file.pageCount, at],
   );
   const handle = await open(file.path);
   try {
     for (let seq = 0; seq < chunks; seq++) {
       const bytes = Buffer.alloc(Math.min(CHUNK_BYTES, file.sizeBytes - seq * CHUNK_BYTES));
       await handle.read(bytes, 0, bytes.length, seq * CHUNK_BYTES);
-      await tx.query('INSERT INTO document_file_chunks (document_id, seq, bytes) VALUES ($1, $2, $3)', [
-        documentId,
+      await tx.query('INSERT INTO version_chunks (version_id, seq, bytes) VALUES ($1, $2, $3)', [
+        id,
         seq,
         bytes,
       ]);
@@ -143,41 +118,112 @@ export async function writeFileRows(
   } finally {
     await handle.close();
   }
+  return id;
 }
 
+/** A document's file: its newest version. */
 export interface StoredFile {
+  versionId: string;
+  version: number;
   type: FileType;
   sizeBytes: number;
   sha256: string;
   chunks: number;
+  pageCount: number;
+  pagesReady: number;
 }
 
 export async function storedFile(db: Queryable, documentId: string): Promise<StoredFile | undefined> {
   const [row] = await db.query<{
+    version_id: string;
+    version: number;
     content_type: FileType;
     size_bytes: string | number;
     sha256: string;
     chunks: number;
-  }>('SELECT content_type, size_bytes, sha256, chunks FROM document_files WHERE document_id = $1', [
-    documentId,
-  ]);
+    page_count: number;
+    pages_ready: number;
+  }>(
+    `SELECT version_id, version, content_type, size_bytes, sha256, chunks, page_count, pages_ready
+       FROM document_files WHERE document_id = $1`,
+    [documentId],
+  );
   if (!row) return undefined;
   return {
+    versionId: row.version_id,
+    version: row.version,
     type: row.content_type,
     sizeBytes: Number(row.size_bytes),
     sha256: row.sha256,
     chunks: row.chunks,
+    pageCount: row.page_count,
+    pagesReady: row.pages_ready,
   };
 }
 
-/** A stored file's bytes, one chunk (one query) at a time. */
-export async function* fileChunks(db: Queryable, documentId: string, chunks: number): AsyncGenerator<Buffer> {
-  for (let seq = 0; seq < chunks; seq++) {
+/** A version's bytes, one chunk (one query) at a time: a version never changes, so they are one file's. */
+export async function* fileChunks(
+  db: Queryable,
+  file: Pick<StoredFile, 'versionId' | 'chunks'>,
+): AsyncGenerator<Buffer> {
+  for (let seq = 0; seq < file.chunks; seq++) {
     const [row] = await db.query<{ bytes: Uint8Array }>(
-      'SELECT bytes FROM document_file_chunks WHERE document_id = $1 AND seq = $2',
-      [documentId, seq],
+      'SELECT bytes FROM version_chunks WHERE version_id = $1 AND seq = $2',
+      [file.versionId, seq],
     );
     if (!row) throw new Error(`chunk ${seq} of a stored file is missing`);
     yield Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);
+  }
+}
+
+/** Runs `work` on a copy of a version in this process's folder, removed after. */
+export async function withLocalCopy<T>(
+  db: Queryable,
+  file: Pick<StoredFile, 'versionId' | 'chunks'>,
+  work: (path: string) => Promise<T>,
+): Promise<T> {
+  const path = join(await uploadFolder(), `copy-${randomUUID()}`);
+  try {
+    const handle = await open(path, 'w', 0o600);
+    try {
+      for await (const chunk of fileChunks(db, file)) await handle.write(chunk);
+    } finally {
+      await handle.close();
+    }
+    return await work(path);
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+/**
+ * This process's folder for files in transit (uploads, copies being rendered or stamped),
+ * under the system's temporary folder, one per process: a process's start removes the folders
+ * of processes that are gone, so a file left by a killed process does not stay.
+ */
+export async function uploadFolder(): Promise<string> {
+  folder ??= (async () => {
+    const root = join(tmpdir(), 'dealroom-files');
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    for (const entry of await readdir(root)) {
+      const pid = Number(entry);
+      if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
+        await rm(join(root, entry), { recursive: true, force: true });
+      }
+    }
+    const own = join(root, String(process.pid));
+    await mkdir(own, { recursive: true, mode: 0o700 });
+    return own;
+  })();
+  return folder;
+}
+let folder: Promise<string> | undefined;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

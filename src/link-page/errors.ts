@@ -3,16 +3,22 @@ import { ApiError, ERROR_STATUS, ERRORS, type ErrorName, type NamedError } from 
 /** A page to answer instead of what was asked, with its status: rendered by the web app's error renderer. */
 export class PageError extends ApiError {
   constructor(
-    readonly status: 403 | 404 | 410 | 429,
+    readonly status: 403 | 404 | 410 | 422 | 429,
     readonly title: string,
     readonly detail: string,
     headers: Record<string, string> = {},
     /** Where the person can go next from the page: its address and words. */
     readonly next?: { href: string; label: string },
   ) {
-    const code = ({ 403: 'download_denied', 404: 'not_found', 410: 'not_found', 429: 'rate_limit' } as const)[
-      status
-    ];
+    const code = (
+      {
+        403: 'download_denied',
+        404: 'not_found',
+        410: 'not_found',
+        422: 'unprocessable_file',
+        429: 'rate_limit',
+      } as const
+    )[status];
     super(code, title, headers);
   }
 }
@@ -36,5 +42,6 @@ export function asPage(err: unknown): unknown {
   if (!(err instanceof ApiError) || err instanceof PageError) return err;
   if (err.code === 'not_found') return NO_LINK();
   if (err.code === 'conflict') return NOT_ACTIVE();
+  if (err.code === 'unprocessable_file') return linkRefusal('unprocessableFile');
   return err;
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import { renderNext } from '../documents/renderer.ts';
+import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
@@ -77,6 +79,11 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
         return /name="token" value="([^"]+)"/.exec(gate.body)?.[1] ?? '';
       },
     };
+  }
+
+  /** Draws every uploaded page, as the running service's renderer does in the background. */
+  async function renderAll() {
+    while (await renderNext({ db, work: sharedFileWork(), clock })) {}
   }
 
   let rooms = 0;
@@ -276,22 +283,43 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect(url).toMatch(/^\/v\/.+\/views\/[0-9a-f-]{36}\/report$/);
     const viewId = url?.split('/')[4] as string;
 
-    const file = await bo.get(`/v/${shortId}/d/${deck}/file`);
-    expect(file.statusCode).toBe(200);
-    expect(file.headers['content-type']).toBe('application/pdf');
-    expect(file.headers['cache-control']).toBe('private, no-store');
-    expect(file.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    // The browser never receives the file: its pages come as images the service rendered.
+    expect((await bo.get(`/v/${shortId}/d/${deck}/file`)).statusCode).toBe(404);
+    const image = `/v/${shortId}/d/${deck}/pages/1?w=800`;
+    expect((await bo.get(image)).statusCode).toBe(503); // not drawn yet: the viewer asks again
+    await renderAll();
+    const first = await bo.get(image);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toBe('image/webp');
+    expect(first.rawPayload.subarray(8, 12).toString()).toBe('WEBP');
+    expect(first.rawPayload.includes('%PDF-')).toBe(false);
+    expect((await bo.get(`/v/${shortId}/d/${deck}/pages/4?w=800`)).statusCode).toBe(404);
+    expect((await bo.get(`/v/${shortId}/d/${deck}/pages/1?w=123`)).statusCode).toBe(400);
+    // No image without the session that opened the link.
+    expect((await visitor().get(image)).statusCode).toBe(404);
+    expect(viewer.body).toContain('alt="Page 3"');
+    expect(viewer.body).toContain('1 / 3');
+    expect(viewer.body).toContain('aria-label="Previous page"');
+    expect(viewer.body).toContain('aria-label="Next page"');
+    expect(viewer.body).not.toContain('/file');
 
     clock.advance(10_000);
-    expect((await bo.report(url as string, { token, pages: { 1: 6, 2: 3 } })).statusCode).toBe(204);
+    expect((await bo.report(url as string, { token, id: 'r1', pages: { 1: 6, 2: 3 } })).statusCode).toBe(204);
+    // The same report again (its answer was lost): counted once.
+    expect((await bo.report(url as string, { token, id: 'r1', pages: { 1: 6, 2: 3 } })).statusCode).toBe(204);
+    // A page the document does not have is refused, and nothing of the report is counted.
+    expect((await bo.report(url as string, { token, id: 'r2', pages: { 1: 1, 4: 3 } })).statusCode).toBe(400);
+    expect((await bo.report(url as string, { token, pages: { 999999: 3 } })).statusCode).toBe(400);
     clock.advance(10_000);
-    expect((await bo.report(url as string, { token, pages: { 2: 4, 3: 40 } })).statusCode).toBe(204);
-    // 40 seconds in 10 are more than can have passed: the report counts 10 + 5 at the most.
+    expect((await bo.report(url as string, { token, id: 'r3', pages: { 2: 4, 3: 40 } })).statusCode).toBe(
+      204,
+    );
+    // Never more active time than has passed since the view started (20 s), plus 10 s once.
     const [row] = await db.query<{ duration_seconds: number; completed_at: Date | null }>(
       'SELECT duration_seconds, completed_at FROM views WHERE id = $1',
       [viewId],
     );
-    expect(row).toEqual({ duration_seconds: 9 + 15, completed_at: null });
+    expect(row).toEqual({ duration_seconds: 30, completed_at: null });
     // Another token, or none, is not this view's.
     expect((await bo.report(url as string, { token: 'x', pages: { 1: 5 } })).statusCode).toBe(404);
     expect((await visitor().report(url as string, { token, pages: { 1: 5 } })).statusCode).toBe(404);
@@ -303,7 +331,8 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
       (e) => e.type === 'view.completed' && e.data.id === viewId,
     );
     expect(completed).toHaveLength(1);
-    expect(completed[0]?.data).toMatchObject({ id: viewId, linkId, durationSeconds: 26 });
+    // 5 more seconds passed: the 2 reported fit within the time since the start (25 + 10).
+    expect(completed[0]?.data).toMatchObject({ id: viewId, linkId, durationSeconds: 32 });
 
     const figures = (await admin.get(`/documents/${deck}/pages?period=7d`)).body.data;
     expect(figures).toEqual({
@@ -315,12 +344,12 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
       pages: [
         { page: 1, views: 1, activeSeconds: 6, avgActiveSeconds: 6 },
         { page: 2, views: 1, activeSeconds: 7, avgActiveSeconds: 7 },
-        { page: 3, views: 1, activeSeconds: 13, avgActiveSeconds: 13 },
+        { page: 3, views: 1, activeSeconds: 19, avgActiveSeconds: 19 },
       ],
     });
     const key = (await admin.post(`/teams/${teamId}/keys`, { name: 'crm' })).body.data.key as string;
     const room2 = await readApi(`/v1/deal-rooms/${roomId}`, key);
-    expect(room2).toMatchObject({ totalViews: 1, uniqueViewers: 1, avgViewDurationSeconds: 26 });
+    expect(room2).toMatchObject({ totalViews: 1, uniqueViewers: 1, avgViewDurationSeconds: 32 });
   });
 
   it('completes a view whose page stopped reporting after 5 minutes, once, with the time reported', async () => {
@@ -468,17 +497,46 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect((await stranger.get(`/v/${shortId}/d/${deck}/file`)).statusCode).toBe(404);
   });
 
-  it('shows a watermark over the pages and stamps it on downloaded PDFs when the link asks for one', async () => {
+  it('draws the watermark into the page images, per viewer, and stamps it on downloads (any script), recorded once delivered', async () => {
     const { shortId, deck } = await room({ requiresEmail: true, watermark: true });
-    const wm = visitor();
-    const token = await wm.token(shortId);
-    expect((await wm.post(`/v/${shortId}`, { token, email: 'wm@example.com' })).statusCode).toBe(303);
-    const viewer = await wm.get(`/v/${shortId}/d/${deck}`);
-    expect(viewer.body).toContain('class="watermark"');
-    expect(viewer.body).toContain('wm@example.com · 2026-');
-    const download = await wm.get(`/v/${shortId}/d/${deck}/download`);
+    await renderAll();
+    const reader = async (email: string) => {
+      const v = visitor();
+      expect((await v.post(`/v/${shortId}`, { token: await v.token(shortId), email })).statusCode).toBe(303);
+      expect((await v.get(`/v/${shortId}/d/${deck}`)).body).not.toContain('class="watermark"');
+      return v;
+    };
+    const one = await reader('почта@пример.рф');
+    const other = await reader('cfo@buyer.example');
+    const image = `/v/${shortId}/d/${deck}/pages/2?w=800`;
+    const a = await one.get(image);
+    const b = await other.get(image);
+    expect(a.statusCode).toBe(200);
+    expect(a.headers['content-type']).toBe('image/webp');
+    // The pixels differ per viewer: the email is in them, not in a layer over them.
+    expect(Buffer.compare(a.rawPayload, b.rawPayload)).not.toBe(0);
+    expect(Buffer.compare(a.rawPayload, (await one.get(image)).rawPayload)).toBe(0);
+    const [plain] = await db.query<{ bytes: Uint8Array }>(
+      `SELECT i.bytes FROM page_images i JOIN document_files f ON f.version_id = i.version_id
+        WHERE f.document_id = $1 AND i.page = 2 AND i.width = 800`,
+      [deck],
+    );
+    expect(Buffer.compare(a.rawPayload, Buffer.from(plain?.bytes ?? []))).not.toBe(0);
+
+    const before = (await recordedEvents(db)).filter((e) => e.type === 'download.created').length;
+    const download = await one.get(`/v/${shortId}/d/${deck}/download`);
     expect(download.statusCode).toBe(200);
     expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    const stamped = await pdfjs.getDocument({ data: new Uint8Array(download.rawPayload), verbosity: 0 })
+      .promise;
+    const text = (await (await stamped.getPage(3)).getTextContent()).items
+      .map((i) => ('str' in i ? i.str : ''))
+      .join(' ');
+    expect(text).toContain('почта@пример.рф');
+    expect(text).toContain('Investors');
+    await stamped.destroy();
+    expect((await recordedEvents(db)).filter((e) => e.type === 'download.created').length).toBe(before + 1);
   });
 
   async function readApi(url: string, key: string) {

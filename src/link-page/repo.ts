@@ -3,6 +3,7 @@ import type { Queryable } from '../db/database.ts';
 /** What the link page needs of a link, found by its short id. */
 export interface PublicLink {
   id: string;
+  name: string;
   room_name: string;
   enabled: boolean;
   expires_at: Date | null;
@@ -51,7 +52,7 @@ export async function linkByShortId(
                                               WHERE ld.link_id = l.id AND ld.document_id = d.id))
         ), '[]'::json)`;
   const [row] = await db.query<ShownLink>(
-    `SELECT l.id, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
+    `SELECT l.id, l.name, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
             l.allow_download, l.watermark, ${documents} AS documents
        FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
       WHERE l.short_id = $1`,
@@ -59,6 +60,51 @@ export async function linkByShortId(
     { prepared: `link-page-${typeof shown === 'object' ? 'one' : shown}` },
   );
   return row;
+}
+
+/** A version's pages as the viewer lays them out (O(pages stored)). */
+export interface ShownPages {
+  version: number;
+  count: number;
+  /** Height at width 1600 of each page rendered so far (0: it could not be drawn), from page 1. */
+  heights: number[];
+}
+
+/** A document's newest version as the viewer lays it out: its pages and the heights of those rendered. */
+export async function shownPages(db: Queryable, documentId: string): Promise<ShownPages | undefined> {
+  const [row] = await db.query<{ version: number; page_count: number; heights: number[] | null }>(
+    `SELECT f.version, f.page_count,
+            (SELECT array_agg(i.height ORDER BY i.page) FROM page_images i
+              WHERE i.version_id = f.version_id AND i.width = 1600 AND i.page <= f.pages_ready) AS heights
+       FROM document_files f WHERE f.document_id = $1`,
+    [documentId],
+  );
+  if (!row) return undefined;
+  return { version: row.version, count: row.page_count, heights: row.heights ?? [] };
+}
+
+/** A page image of a document's newest version; `ready` false while the renderer has not reached it. */
+export async function pageImage(
+  db: Queryable,
+  documentId: string,
+  page: number,
+  width: number,
+): Promise<{ versionId: string; ready: boolean; bytes: Uint8Array | null } | undefined> {
+  const [row] = await db.query<{
+    version_id: string;
+    page_count: number;
+    pages_ready: number;
+    bytes: Uint8Array | null;
+  }>(
+    `SELECT f.version_id, f.page_count, f.pages_ready, i.bytes
+       FROM document_files f
+       LEFT JOIN page_images i ON i.version_id = f.version_id AND i.page = $2 AND i.width = $3
+      WHERE f.document_id = $1`,
+    [documentId, page, width],
+    { prepared: 'link-page-image' },
+  );
+  if (!row || page > row.page_count) return undefined;
+  return { versionId: row.version_id, ready: page <= row.pages_ready, bytes: row.bytes };
 }
 
 /** Wrong passwords one address may try on one link in the window before it waits. */

@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { FormBody } from '../core/schemas.ts';
-import { fileChunks, storedFile } from '../documents/files.ts';
+import { fileChunks, type StoredFile, storedFile, withLocalCopy } from '../documents/files.ts';
+import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { recordDownload, recordVisit } from '../tracking/commands.ts';
 import { LinkClosedError, type ReportReading, readingReportOf } from '../tracking/reading.ts';
@@ -14,7 +16,14 @@ import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { asPage, linkRefusal, NO_DOCUMENT, NO_LINK, NOT_ACTIVE } from './errors.ts';
 import { checkLinkPassword } from './gate.ts';
-import type { PublicLink, ShownDocument, ShownLink, ShownSelection } from './repo.ts';
+import {
+  type PublicLink,
+  pageImage,
+  type ShownDocument,
+  type ShownLink,
+  type ShownSelection,
+  shownPages,
+} from './repo.ts';
 import {
   cookie,
   type LinkSession,
@@ -28,7 +37,6 @@ import {
   VISITOR_ID,
 } from './session.ts';
 import { type GateForm, gatePage, roomPage, viewerPage } from './views.ts';
-import { watermarkedPdf } from './watermark.ts';
 
 /** A session coming back after this long without a page is a new visit (contract.md section 7). */
 export const VISIT_GAP_MS = 30 * 60 * 1000;
@@ -40,6 +48,8 @@ export interface LinkPageDeps {
   reportReading: ReportReading;
   signer: () => Promise<Signer>;
   secureCookies: boolean;
+  /** The threads that draw watermarks and stamp downloads (rendering/pool.ts). */
+  files: FileWork;
   /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
   findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
 }
@@ -47,6 +57,17 @@ export interface LinkPageDeps {
 const LinkParams = Type.Object({ shortId: Type.String() });
 const DocumentParams = Type.Object({ shortId: Type.String(), documentId: Type.String() });
 const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
+const PageParams = Type.Object({
+  shortId: Type.String(),
+  documentId: Type.String(),
+  page: Type.String({ pattern: '^[1-9][0-9]{0,4}$' }),
+});
+const PageQuery = Type.Object({
+  w: Type.Optional(Type.Union(PAGE_WIDTHS.map((w) => Type.Literal(String(w))))),
+  v: Type.Optional(Type.String({ maxLength: 12 })),
+});
+/** Watermarked page images kept per process, so a page scrolled past again is not drawn again. */
+const WATERMARKED_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The public side: a share link's gate, its room page, the viewer, files, downloads and
@@ -123,7 +144,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     let session = await sessionOf(request, link);
     if (!session) {
       if (link.requires_email || link.password_hash) return undefined;
-      session = { gate: (await deps.signer()).gateOf(link), seen: seconds };
+      session = { gate: (await deps.signer()).gateOf(link), since: seconds, seen: seconds };
       await visit(link, viewerOf(session, visitorId));
     } else if (now.getTime() - session.seen * 1000 >= VISIT_GAP_MS) {
       await visit(link, viewerOf(session, visitorId));
@@ -222,6 +243,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     const session: LinkSession = {
       gate: signer.gateOf(link),
       ...(link.requires_email ? { email: form.email, name: form.name || undefined } : {}),
+      since: Math.floor(now.getTime() / 1000),
       seen: Math.floor(now.getTime() / 1000),
     };
     await visit(link, viewerOf(session, visitorId));
@@ -268,23 +290,56 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
         shortId,
         roomName: link.room_name,
         document,
+        pages: document.file_type ? await shownPages(write.db, document.id) : undefined,
         report: { url: `/v/${shortId}/views/${view.id}/report`, token: signer.viewToken(view.id) },
-        watermark: link.watermark ? watermarkText(session, write.clock.now()) : undefined,
       }),
     );
   });
 
-  app.get('/:shortId/d/:documentId/file', { schema: { params: DocumentParams } }, async (request, reply) => {
-    const { document } = await documentFor(request, request.params, reply);
-    const file = await storedFile(write.db, document.id);
-    if (!file) throw NO_DOCUMENT();
-    return reply
-      .type(file.type)
-      .header('Content-Length', String(file.sizeBytes))
-      .header('Cache-Control', 'private, no-store')
-      .header('Content-Disposition', 'inline')
-      .send(Readable.from(fileChunks(write.db, document.id, file.chunks)));
+  // Page images: the only form in which a document reaches the viewer's browser. Only for
+  // the session that passed this link's gate (no visit is counted by an image); with the
+  // watermark on, the viewer's email, the time they came and the link's name are drawn into
+  // the pixels, in a file thread, and kept for the next request of the same image.
+  const marked = new LRUCache<string, Uint8Array, { image: Uint8Array; lines: string[] }>({
+    maxSize: WATERMARKED_CACHE_BYTES,
+    sizeCalculation: (image) => Math.max(1, image.byteLength),
+    fetchMethod: (_key, _stale, { context }) => deps.files.watermark(context.image, context.lines),
   });
+  app.get(
+    '/:shortId/d/:documentId/pages/:page',
+    { schema: { params: PageParams, querystring: PageQuery } },
+    async (request, reply) => {
+      const { shortId, documentId } = request.params;
+      const page = Number(request.params.page);
+      const width = Number(request.query.w ?? 1600);
+      const link = isUuid(documentId) ? await openLink(shortId, { id: documentId.toLowerCase() }) : undefined;
+      const session = link ? await sessionOf(request, link) : undefined;
+      const [document] = link?.documents ?? [];
+      if (!link || !session || !document) throw NO_DOCUMENT();
+      const found = await pageImage(write.db, document.id, page, width);
+      if (!found) throw NO_DOCUMENT();
+      if (!found.ready) {
+        return reply.code(503).header('Retry-After', '2').header('Cache-Control', 'no-store').send();
+      }
+      if (!found.bytes || found.bytes.byteLength === 0) throw linkRefusal('pageNotDrawn');
+      let image = found.bytes;
+      if (link.watermark) {
+        const lines = watermarkLines(session, link);
+        const key = `${found.versionId}/${page}/${width}/${lines.join('\n')}`;
+        try {
+          image = (await marked.fetch(key, { context: { image, lines } })) ?? image;
+        } catch (err) {
+          request.log.warn({ err }, 'a page image could not be watermarked');
+          throw linkRefusal('pageNotDrawn');
+        }
+      }
+      return reply
+        .type('image/webp')
+        .header('Cache-Control', 'private, max-age=3600')
+        .header('Content-Disposition', 'inline')
+        .send(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+    },
+  );
 
   app.get(
     '/:shortId/d/:documentId/download',
@@ -293,33 +348,74 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       const { link, document, session, visitorId } = await documentFor(request, request.params, reply);
       const file = await storedFile(write.db, document.id);
       if (!file) throw NO_DOCUMENT();
-      let allowed: boolean;
-      try {
-        ({ allowed } = await recordDownload(write, link.id, {
-          documentId: document.id,
-          viewer: viewerOf(session, visitorId),
-        }));
-      } catch (err) {
-        throw asPage(err);
-      }
-      if (!allowed) {
-        throw linkRefusal('downloadsOff', {
+      const record = async () => {
+        try {
+          return (
+            await recordDownload(write, link.id, {
+              documentId: document.id,
+              viewer: viewerOf(session, visitorId),
+            })
+          ).allowed;
+        } catch (err) {
+          throw asPage(err);
+        }
+      };
+      const refused = () =>
+        linkRefusal('downloadsOff', {
           next: { href: `/v/${request.params.shortId}/d/${document.id}`, label: 'Read it online' },
         });
+      // A refusal is recorded at once; a download only once its bytes are ready to go.
+      if (!document.download_allowed) {
+        await record();
+        throw refused();
       }
+      let stamped: { bytes: Uint8Array; type: string } | undefined;
+      if (link.watermark) {
+        const lines = watermarkLines(session, link);
+        stamped =
+          file.type === 'application/pdf'
+            ? {
+                bytes: await withLocalCopy(write.db, file, (path) => deps.files.stamp(path, lines)).catch(
+                  (err) => {
+                    throw asPage(err);
+                  },
+                ),
+                type: file.type,
+              }
+            : await watermarkedImage(file, lines);
+      }
+      if (!(await record())) throw refused();
+      const type = stamped?.type ?? file.type;
       reply
-        .type(file.type)
+        .type(type)
         .header('Cache-Control', 'private, no-store')
-        .header('Content-Disposition', `attachment; filename="${fileName(document, file.type)}"`);
-      const chunks = fileChunks(write.db, document.id, file.chunks);
-      if (link.watermark && file.type === 'application/pdf') {
+        .header('Content-Disposition', `attachment; filename="${fileName(document, type)}"`);
+      if (stamped)
         return reply.send(
-          Buffer.from(await watermarkedPdf(chunks, watermarkText(session, write.clock.now()))),
+          Buffer.from(stamped.bytes.buffer, stamped.bytes.byteOffset, stamped.bytes.byteLength),
         );
-      }
-      return reply.header('Content-Length', String(file.sizeBytes)).send(Readable.from(chunks));
+      return reply
+        .header('Content-Length', String(file.sizeBytes))
+        .send(Readable.from(fileChunks(write.db, file)));
     },
   );
+
+  /** An image document's download with the watermark: its page image, marked. */
+  async function watermarkedImage(
+    file: StoredFile,
+    lines: string[],
+  ): Promise<{ bytes: Uint8Array; type: string }> {
+    const [found] = await write.db.query<{ bytes: Uint8Array }>(
+      'SELECT bytes FROM page_images WHERE version_id = $1 AND page = 1 AND width = 1600',
+      [file.versionId],
+    );
+    if (!found || found.bytes.byteLength === 0) throw linkRefusal('pageNotDrawn');
+    try {
+      return { bytes: await deps.files.watermark(found.bytes, lines), type: 'image/webp' };
+    } catch (err) {
+      throw asPage(err);
+    }
+  }
 
   // Reports come every few seconds from every open document: the session's signature and
   // the view's token are checked here, and the link, open and the view's own, in the report's
@@ -341,6 +437,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       } catch (err) {
         if (err instanceof LinkClosedError) throw NOT_ACTIVE();
         if (err instanceof ApiError && err.code === 'conflict') return reply.code(409).send();
+        if (err instanceof ApiError && err.code === 'validation_error') return reply.code(400).send();
         throw err;
       }
       return reply.code(204).send();
@@ -352,12 +449,18 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-function watermarkText(session: LinkSession, at: Date): string {
-  return `${session.email ?? 'Anonymous viewer'} · ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** What a watermark says: who, since when (the time the gate was passed), through which link. */
+function watermarkLines(session: LinkSession, link: PublicLink): string[] {
+  const at = new Date((session.since ?? session.seen) * 1000);
+  return [
+    session.email ?? 'Anonymous viewer',
+    `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    link.name,
+  ];
 }
 
 function fileName(document: ShownDocument, type: string): string {
-  const extension = type === 'application/pdf' ? '.pdf' : type === 'image/png' ? '.png' : '.jpg';
+  const extension = { 'application/pdf': '.pdf', 'image/png': '.png', 'image/webp': '.webp' }[type] ?? '.jpg';
   const base =
     document.title
       .replace(/[^\w .()-]+/g, '_')

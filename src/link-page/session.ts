@@ -7,6 +7,8 @@ export interface LinkSession {
   gate: string;
   email?: string | undefined;
   name?: string | undefined;
+  /** Seconds since the epoch when the gate was passed (the time a watermark shows). */
+  since?: number | undefined;
   /** Seconds since the epoch of the last page this session opened (a visit after 30 minutes without). */
   seen: number;
 }

@@ -1,5 +1,5 @@
 import { type Html, html, page } from '../core/html.ts';
-import type { ShownDocument } from './repo.ts';
+import type { ShownDocument, ShownPages } from './repo.ts';
 
 /** The gate's inputs as they were posted, to show them again with what is wrong. */
 export interface GateForm {
@@ -120,38 +120,72 @@ export interface ViewerOptions {
   shortId: string;
   roomName: string;
   document: ShownDocument;
+  /** The document's file as rendered: its pages and each stored page's height at width 1600. */
+  pages?: ShownPages | undefined;
   /** Where the page reports, and the token that lets it; undefined when no view was started. */
   report?: { url: string; token: string } | undefined;
-  watermark?: string | undefined;
 }
 
+/**
+ * The document viewer: every page an image the service rendered (never the file), stacked
+ * and reached by scrolling, page 1 loaded first and the rest as they come near; a header that
+ * stays, with the counter, previous and next, jump, zoom and full screen; thumbnails beside
+ * the pages on a wide screen. Works without script as a plain column of images.
+ */
 export function viewerPage(o: ViewerOptions): string {
   const d = o.document;
   const base = `/v/${o.shortId}/d/${d.id}`;
-  const pages = Array.from({ length: d.file_type ? Math.max(d.page_count, 1) : 0 }, (_, i) => i + 1);
+  const shown = o.pages;
+  const count = shown?.count ?? 0;
+  const fallback = shown?.heights.find((h) => h > 0) ?? 2071;
+  const heightOf = (n: number) => (shown?.heights[n - 1] || fallback) as number;
+  const numbers = Array.from({ length: count }, (_, i) => i + 1);
+  const image = (n: number, width: number) => `${base}/pages/${n}?w=${width}&v=${shown?.version ?? 0}`;
   return shell(
     d.title,
     html`<div class="viewer-head">
   <a class="back" href="/v/${o.shortId}">← ${o.roomName}</a>
   <h1>${d.title}</h1>
+  ${
+    count > 0
+      ? html`<div class="viewer-tools" role="toolbar" aria-label="Pages" aria-controls="pages">
+    <button type="button" class="tool" data-go="previous" aria-label="Previous page">‹</button>
+    <output class="counter" data-counter aria-live="polite">1 / ${count}</output>
+    <button type="button" class="tool" data-go="next" aria-label="Next page">›</button>
+    <form class="jump" data-jump>
+      <label for="jump-to">Go to page</label>
+      <input id="jump-to" name="page" type="number" inputmode="numeric" min="1" max="${count}" required>
+      <button type="submit" class="tool">Go</button>
+    </form>
+    <button type="button" class="tool" data-zoom="-1" aria-label="Zoom out">−</button>
+    <button type="button" class="tool" data-zoom="1" aria-label="Zoom in">+</button>
+    <button type="button" class="tool" data-fullscreen>Full screen</button>
+  </div>`
+      : ''
+  }
   ${d.download_allowed && d.file_type ? html`<a class="button" href="${base}/download">Download</a>` : ''}
 </div>
 ${
-  d.file_type
-    ? html`<div id="pages" class="pages" data-file="${base}/file" data-type="${d.file_type}"
-  data-report="${o.report?.url ?? ''}" data-token="${o.report?.token ?? ''}" data-watermark="${o.watermark ?? ''}">
-  ${pages.map(
+  count > 0
+    ? html`<div class="reader" data-reader>
+  <nav class="thumbs" aria-label="Thumbnails">
+    <ol>${numbers.map(
+      (n) =>
+        html`<li><a href="#page-${n}" data-thumb="${n}" aria-label="Page ${n}"><img src="${image(n, 240)}" alt="" width="240" height="${Math.round((heightOf(n) * 240) / 1600)}" loading="lazy" decoding="async"></a></li>`,
+    )}</ol>
+  </nav>
+  <div id="pages" class="pages" data-count="${count}"
+    data-report="${o.report?.url ?? ''}" data-token="${o.report?.token ?? ''}">
+  ${numbers.map(
     (n) =>
-      html`<div class="page" data-page="${n}" aria-label="Page ${n}" role="img">${
-        d.file_type === 'application/pdf'
-          ? html`<p class="page-loading">Page ${n}</p>`
-          : html`<img src="${base}/file" alt="${d.title}">`
-      }${o.watermark ? html`<div class="watermark" aria-hidden="true">${o.watermark}</div>` : ''}</div>`,
+      html`<div class="page" id="page-${n}" data-page="${n}"><img src="${image(n, 1600)}" srcset="${image(n, 800)} 800w, ${image(n, 1600)} 1600w" sizes="(max-width: 56rem) 100vw, 52rem" alt="Page ${n}" width="1600" height="${heightOf(n)}" ${n <= 2 ? html`loading="eager" fetchpriority="${n === 1 ? 'high' : 'auto'}"` : html`loading="lazy"`} decoding="async"></div>`,
   )}
-</div>
-<noscript><p class="empty">Turn on JavaScript to read this document.</p></noscript>`
-    : html`<p class="empty">This document has no content yet.</p>`
+  </div>
+</div>`
+    : d.file_type
+      ? html`<p class="empty">This document is being prepared. Try again in a moment.</p>`
+      : html`<p class="empty">This document has no content yet.</p>`
 }`,
-    { scripts: d.file_type ? ['/assets/viewer.js'] : [], bodyClass: 'reading' },
+    { scripts: count > 0 ? ['/assets/viewer.js'] : [], bodyClass: 'reading' },
   );
 }

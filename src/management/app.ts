@@ -18,6 +18,7 @@ import { createServer, type LoggerOption } from '../http/server.ts';
 import { bodyErrorMessage } from '../http/validation.ts';
 import { apiKeyAdminRoutes } from '../keys/admin-routes.ts';
 import { linkAdminRoutes } from '../links/admin-routes.ts';
+import { type FileWork, sharedFileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { teamAdminRoutes } from '../teams/admin-routes.ts';
 import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-routes.ts';
@@ -41,6 +42,8 @@ export interface ManagementDeps {
   onEvents?: (() => void) | undefined;
   /** The largest document file accepted (FILE_MAX_BYTES; 100 MiB by default). */
   fileMaxBytes?: number | undefined;
+  /** The process's file threads (server.ts); the shared ones when absent. */
+  files?: FileWork | undefined;
   /** How view starts are written (server.ts passes its writer or its thread); a writer of its own if none. */
   startView?: StartView | undefined;
   /** The process's write contexts (server.ts); made from these deps when absent. */
@@ -182,6 +185,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
     db: deps.db,
     clock: deps.clock,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
+    files: deps.files ?? sharedFileWork(),
     startView: deps.startView ?? createViewStartWriter(),
     async write(request, operation) {
       const ctx = writeContext({ idempotency: idempotencyOf(request, deps.adminToken), actor: ADMIN });

@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
+import type { FileWork } from '../rendering/pool.ts';
 import type { WriteContext } from '../write/transaction.ts';
 
 /** Fastify typed by the TypeBox schemas each route declares. */
@@ -33,6 +34,8 @@ export interface AdminRouteDeps {
   clock: Clock;
   /** The largest document file accepted (FILE_MAX_BYTES). */
   fileMaxBytes: number;
+  /** The threads that read, draw and stamp files (rendering/pool.ts). */
+  files: FileWork;
   /**
    * Runs a write operation for a request: with the request's Idempotency-Key, and on a
    * repeat of it, the first answer instead of a second change.

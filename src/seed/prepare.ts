@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import { hashPassword } from '../core/passwords.ts';
 import type { Database } from '../db/database.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/commands.ts';
+import type { FileWork } from '../rendering/pool.ts';
 import { anyTeam, teamExists } from '../teams/repo.ts';
 import { inviteUser } from '../users/commands.ts';
 import { deleteUserSessions, setPasswordHash, userByEmail } from '../users/repo.ts';
@@ -21,8 +22,8 @@ export async function hasDemoTeam(db: Database): Promise<boolean> {
 }
 
 /** Loads the demo dataset and returns a key of the demo team. */
-export async function seedDemo(db: Database, clock: Clock): Promise<string> {
-  await writeDemo(db, clock);
+export async function seedDemo(db: Database, clock: Clock, work: FileWork): Promise<string> {
+  await writeDemo(db, clock, work);
   const { key } = await createApiKey(
     { db, clock, appUrl: '' },
     { teamId: DEMO_TEAM_ID, name: DEMO_KEY_NAME },

@@ -7,6 +7,7 @@ import { DEFAULT_FILE_MAX_BYTES, receiveFile } from '../documents/files.ts';
 import { datasetRecords } from '../import/dataset.ts';
 import { importRecords } from '../import/service.ts';
 import { createLink, deactivateLink } from '../links/commands.ts';
+import type { FileWork } from '../rendering/pool.ts';
 import { createTeam } from '../teams/commands.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { demoDataset, demoPages } from './demo.ts';
@@ -20,7 +21,7 @@ type Raw = Record<string, unknown>;
  * demo gives them; the months of tracking history behind them are then loaded by the
  * importer, the bulk path through the same delta module, in one transaction.
  */
-export async function writeDemo(db: Database, clock: Clock): Promise<void> {
+export async function writeDemo(db: Database, clock: Clock, work: FileWork): Promise<void> {
   const data = demoDataset(clock.now());
   const at = new ManualClock(clock.now());
   const ctx = { db, clock: at, appUrl: '' };
@@ -50,7 +51,7 @@ export async function writeDemo(db: Database, clock: Clock): Promise<void> {
       status: document.status === 'published' ? 'published' : 'draft',
     });
     ids.set(String(document.id), created.id);
-    await storeDemoFile(ctx, created.id, String(document.name), Number(document.pageCount));
+    await storeDemoFile(ctx, work, created.id, String(document.name), Number(document.pageCount));
   }
   for (const link of [...data.links].sort(byCreation)) {
     when(link.createdAt);
@@ -87,10 +88,19 @@ export async function writeDemo(db: Database, clock: Clock): Promise<void> {
 }
 
 /** Every demo document gets a real PDF of its pages, so the link page has something to show. */
-async function storeDemoFile(ctx: WriteContext, documentId: string, name: string, pageCount: number) {
+async function storeDemoFile(
+  ctx: WriteContext,
+  work: FileWork,
+  documentId: string,
+  name: string,
+  pageCount: number,
+) {
   const title = name.replace(/\.\w+$/, '');
   const bytes = await makePdf(title, demoPages(title, pageCount));
-  const file = await receiveFile(Readable.from([Buffer.from(bytes)]), DEFAULT_FILE_MAX_BYTES);
+  const file = await receiveFile(Readable.from([Buffer.from(bytes)]), {
+    maxBytes: DEFAULT_FILE_MAX_BYTES,
+    work,
+  });
   try {
     await storeDocumentFile(ctx, documentId, file);
   } finally {

@@ -23,7 +23,8 @@ import { renderView, type View } from './view-starts.ts';
 export const SILENT_VIEW_MS = 5 * 60 * 1000;
 /** The page reports at least this often; a report may count a little more than the time since the last one. */
 export const REPORT_EVERY_MS = 10_000;
-const REPORT_SLACK_SECONDS = 5;
+/** A view's active time never exceeds the time since it started plus this (one report's worth). */
+export const REPORT_SLACK_SECONDS = 10;
 /** Pages of one report: a document has at most this many (the viewer reports only pages it shows). */
 export const MAX_REPORTED_PAGES = 10_000;
 /** The most reports one transaction takes. */
@@ -47,10 +48,12 @@ export function readingReportOf(body: unknown): { token: string; report: Reading
   const pages = Object.entries(value.pages)
     .filter(([, seconds]) => Number.isFinite(seconds) && seconds > 0)
     .map(([page, seconds]) => ({ page: Number(page), seconds: Math.min(seconds, 86_400) }));
-  return { token: value.token, report: { pages, final: value.final === true } };
+  return { token: value.token, report: { id: value.id, pages, final: value.final === true } };
 }
 
 export interface ReadingReport {
+  /** The sender's id for this report: one sent again after a lost answer is counted once. */
+  id?: string | undefined;
   /** Active seconds per page (1-based) since the previous report. */
   pages: readonly { page: number; seconds: number }[];
   /** The person left: the view is completed with this report. */
@@ -95,6 +98,7 @@ interface Reading {
   row: ViewToComplete;
   pages: { page: number; seconds: number }[];
   final: boolean;
+  reportId?: string | undefined;
 }
 
 /**
@@ -146,13 +150,17 @@ async function reportAll(
       const row = rows.get(item.viewId);
       const error = refusal(item, row, tx.now);
       if (error || !row) return { ok: false, error: error ?? viewNotFound() };
-      const since = (row.last_report_at ?? row.started_at).getTime();
-      const allowed = Math.max(0, Math.ceil((tx.now.getTime() - since) / 1000)) + REPORT_SLACK_SECONDS;
+      // Sent again after a lost answer: already counted, unless it also ends the view.
+      const repeated = item.report.id !== undefined && item.report.id === row.last_report_id;
+      // Never more active time than has passed since the view started (plus one report's slack).
+      const elapsed = Math.max(0, Math.floor((tx.now.getTime() - row.started_at.getTime()) / 1000));
+      const allowed = Math.max(0, elapsed + REPORT_SLACK_SECONDS - row.duration_seconds);
       readings.push({
         viewId: item.viewId,
         row,
-        pages: capped(item.report.pages, allowed),
+        pages: repeated ? [] : capped(item.report.pages, allowed),
         final: item.report.final,
+        reportId: item.report.id,
       });
       owners.push(i);
       return { ok: false, error: new Error('a report was left unsettled') };
@@ -177,6 +185,10 @@ function refusal(item: Submitted, row: ViewToComplete | undefined, now: Date): A
   const expired = row.link_expires_at !== null && row.link_expires_at.getTime() <= now.getTime();
   if (item.shortId !== undefined && (!row.link_enabled || expired)) return new LinkClosedError();
   if (row.completed_at !== null) return new ApiError('conflict', 'This view is already completed');
+  const last = Math.max(0, ...item.report.pages.map((p) => p.page));
+  if (last > Math.max(row.page_count, 1)) {
+    return new ApiError('validation_error', `Page ${last} is past the document's last page (${row.page_count})`);
+  }
   return undefined;
 }
 
@@ -225,6 +237,7 @@ async function record(
       viewId: view.id,
       durationSeconds: view.durationSeconds,
       completed: (readings[i] as Reading).final,
+      reportId: (readings[i] as Reading).reportId,
     })),
     tx.now,
   );

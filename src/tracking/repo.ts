@@ -42,6 +42,10 @@ export interface ViewToComplete {
   completed_at: Date | null;
   duration_seconds: number;
   last_report_at: Date | null;
+  /** The id of the last report counted (a report sent again is counted once). */
+  last_report_id: string | null;
+  /** The pages of the document's file the view reads (0 without a file). */
+  page_count: number;
   /** The link the view came through: its short id, and whether it is open. */
   short_id: string;
   link_enabled: boolean;
@@ -62,7 +66,8 @@ export function lockedView(id: string, row: ViewToComplete, durationSeconds: num
 }
 
 const LOCK_VIEWS = `SELECT v.id, v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at,
-            v.completed_at, v.duration_seconds, v.last_report_at,
+            v.completed_at, v.duration_seconds, v.last_report_at, v.last_report_id,
+            (SELECT d.page_count FROM documents d WHERE d.id = v.document_id) AS page_count,
             l.short_id, l.enabled AS link_enabled, l.expires_at AS link_expires_at
        FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id JOIN links l ON l.id = v.link_id`;
 
@@ -212,20 +217,22 @@ export async function addViewPages(tx: Queryable, pages: readonly ViewPageSecond
 /** Views' reports: their durations as they are now, reported at `at`; the final ones completed. */
 export async function recordReports(
   tx: Queryable,
-  reports: readonly { viewId: string; durationSeconds: number; completed: boolean }[],
+  reports: readonly { viewId: string; durationSeconds: number; completed: boolean; reportId?: string | undefined }[],
   at: Date,
 ): Promise<void> {
   if (reports.length === 0) return;
   await tx.query(
     `UPDATE views v SET duration_seconds = r.duration, last_report_at = $4,
-            completed_at = CASE WHEN r.completed THEN $4 ELSE v.completed_at END
-       FROM unnest($1::uuid[], $2::int[], $3::boolean[]) AS r(id, duration, completed)
+            completed_at = CASE WHEN r.completed THEN $4 ELSE v.completed_at END,
+            last_report_id = coalesce(r.report_id, v.last_report_id)
+       FROM unnest($1::uuid[], $2::int[], $3::boolean[], $5::text[]) AS r(id, duration, completed, report_id)
       WHERE v.id = r.id`,
     [
       reports.map((r) => r.viewId),
       reports.map((r) => r.durationSeconds),
       reports.map((r) => r.completed),
       at,
+      reports.map((r) => r.reportId ?? null),
     ],
   );
 }

@@ -84,6 +84,7 @@ export const TrackingEvents = {
  */
 export const ReadingReportBody = Type.Object({
   token: Type.String({ maxLength: 200 }),
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   pages: Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), Type.Number({ minimum: 0 }), {
     additionalProperties: false,
     maxProperties: 10_000,

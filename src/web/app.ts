@@ -24,6 +24,7 @@ import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
 import type { InvitationMailer } from '../mail/invitations.ts';
+import { type FileWork, sharedFileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { createReadingWriter, type ReportReading } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
@@ -40,6 +41,8 @@ export interface WebDeps {
   allowPrivateUrls?: boolean | undefined;
   /** FILE_MAX_BYTES, for uploads in the dashboard. */
   fileMaxBytes?: number | undefined;
+  /** The process's file threads (server.ts); the shared ones when absent. */
+  files?: FileWork | undefined;
   /** Mails the dashboard's invitations (SMTP_URL). */
   mailer?: InvitationMailer | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
@@ -65,9 +68,8 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
-const PDFJS_DIR = dirname(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.min.mjs')));
 const CHART_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'));
-/** The assets the pages load, each from a file of this package, pdf.js's or Chart.js's. */
+/** The assets the pages load, each from a file of this package or Chart.js's. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'link.css': { file: join(PUBLIC_DIR, 'link.css'), type: 'text/css; charset=utf-8' },
   'viewer.js': { file: join(PUBLIC_DIR, 'viewer.js'), type: 'text/javascript; charset=utf-8' },
@@ -78,15 +80,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
     file: join(CHART_DIR, 'chart.umd.min.js'),
     type: 'text/javascript; charset=utf-8',
   },
-  'pdfjs/pdf.min.mjs': { file: join(PDFJS_DIR, 'build/pdf.min.mjs'), type: 'text/javascript; charset=utf-8' },
-  'pdfjs/pdf.worker.min.mjs': {
-    file: join(PDFJS_DIR, 'build/pdf.worker.min.mjs'),
-    type: 'text/javascript; charset=utf-8',
-  },
 };
 const AssetParams = Type.Object({ '*': Type.String() });
-/** pdf.js's data for the 14 standard fonts (PDFs that name Helvetica and do not embed it). */
-const STANDARD_FONT = /^[A-Za-z0-9_-]{1,64}\.(pfb|ttf)$/;
 
 /**
  * The web app (contract.md section 7): the public link page. Server-rendered HTML from the
@@ -155,12 +150,14 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     );
     return signer;
   };
+  const files = deps.files ?? sharedFileWork();
   const linkPage: LinkPageDeps = {
     write: writeContext(VISITOR),
     startView: deps.startView,
     reportReading: deps.reportReading ?? createReadingWriter(),
     secureCookies: secure,
     findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
+    files,
     signer: signerOnce,
   };
   app.register(async (scope: TypedFastify) => linkPageRoutes(scope, linkPage), { prefix: '/v' });
@@ -172,6 +169,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     secureCookies: secure,
     signer: signerOnce,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
+    files,
     mailer: deps.mailer,
     sender: () => {
       sender ??= new WebhookSender({
@@ -184,12 +182,8 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
 
   app.get('/assets/*', { schema: { params: AssetParams } }, async (request, reply) => {
     const name = request.params['*'];
-    const asset = ASSETS[name];
-    const font = name.startsWith('pdfjs/standard_fonts/')
-      ? name.slice('pdfjs/standard_fonts/'.length)
-      : undefined;
-    const file =
-      asset?.file ?? (font && STANDARD_FONT.test(font) ? join(PDFJS_DIR, 'standard_fonts', font) : undefined);
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    const file = asset?.file;
     if (!file) throw linkRefusal('pageNotFound');
     const size = await stat(file).then(
       (s) => s.size,
@@ -197,7 +191,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     );
     if (size === undefined) throw linkRefusal('pageNotFound');
     return reply
-      .type(asset?.type ?? 'application/octet-stream')
+      .type(asset.type)
       .header('Content-Length', String(size))
       .header('Cache-Control', 'public, max-age=3600')
       .send(createReadStream(file));

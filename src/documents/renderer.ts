@@ -1,0 +1,147 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.ts';
+import type { Database } from '../db/database.ts';
+import { withLocalCopy } from './files.ts';
+import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
+import type { PageImage } from '../rendering/protocol.ts';
+
+/** Pages drawn per task: small enough that a page that cannot be drawn costs little of its neighbours' time. */
+const PAGES_PER_TASK = 4;
+/** How long a claim on a version lasts without progress; another process takes it over after. */
+const CLAIM_MS = 5 * 60_000;
+/** How often pending versions are looked for without being woken (another process's uploads). */
+const POLL_MS = 15_000;
+
+export interface Renderer {
+  /** Looks for versions to render now (an upload committed). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+interface Claimed {
+  id: string;
+  content_type: string;
+  chunks: number;
+  page_count: number;
+  pages_ready: number;
+}
+
+/**
+ * Renders every version whose pages are not all drawn, oldest upload first, page 1 first,
+ * into `page_images`, in the file threads (pool.ts). A version is claimed for a while, so
+ * processes sharing a store render each version once; a process that dies mid-version leaves
+ * its claim to lapse, and the pages already stored stay. A page that cannot be drawn within
+ * the limits is stored empty (the viewer says so) and rendering goes on with the next.
+ */
+export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock; log: Logger }): Renderer {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          while (!stopped && (await renderNext(deps))) {}
+        } catch (err) {
+          deps.log.error({ err }, 'page rendering failed; it is tried again');
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = undefined;
+    });
+  };
+  const timer = setInterval(tick, POLL_MS);
+  timer.unref();
+  tick();
+  return {
+    wake: tick,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** Renders one pending version (all its pages left); false when there is none. */
+export async function renderNext(deps: { db: Database; work: FileWork; clock: Clock }): Promise<boolean> {
+  const { db, work, clock } = deps;
+  const now = clock.now();
+  const [claimed] = await db.query<Claimed>(
+    `UPDATE document_versions SET render_claimed_until = $1
+      WHERE id = (SELECT id FROM document_versions
+                   WHERE pages_ready < page_count AND (render_claimed_until IS NULL OR render_claimed_until < $2)
+                   ORDER BY uploaded_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, content_type, chunks, page_count, pages_ready`,
+    [new Date(now.getTime() + CLAIM_MS), now],
+  );
+  if (!claimed) return false;
+  await withLocalCopy(db, { versionId: claimed.id, chunks: claimed.chunks }, async (path) => {
+    for (let first = claimed.pages_ready + 1; first <= claimed.page_count; first += PAGES_PER_TASK) {
+      const pages = range(first, Math.min(claimed.page_count, first + PAGES_PER_TASK - 1));
+      const images = await drawn(work, path, claimed.content_type, pages);
+      // The version is gone (its document was deleted): nothing more to draw.
+      if (!(await storePages(db, claimed.id, images, pages.at(-1) as number, clock))) return;
+    }
+  });
+  return true;
+}
+
+/** The pages' images; a page that cannot be drawn on its own is an empty image at each width. */
+async function drawn(work: FileWork, path: string, type: string, pages: number[]): Promise<PageImage[]> {
+  try {
+    return await work.render(path, type, pages);
+  } catch {
+    if (pages.length === 1) {
+      return PAGE_WIDTHS.map((width) => ({
+        page: pages[0] as number,
+        width,
+        height: 0,
+        bytes: new Uint8Array(),
+      }));
+    }
+    const out: PageImage[] = [];
+    for (const page of pages) out.push(...(await drawn(work, path, type, [page])));
+    return out;
+  }
+}
+
+async function storePages(
+  db: Database,
+  versionId: string,
+  images: PageImage[],
+  lastPage: number,
+  clock: Clock,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [version] = await tx.query<{ id: string }>(
+      `UPDATE document_versions SET pages_ready = greatest(pages_ready, $2), render_claimed_until = $3
+        WHERE id = $1 RETURNING id`,
+      [versionId, lastPage, new Date(clock.now().getTime() + CLAIM_MS)],
+    );
+    if (!version) return false;
+    await tx.query(
+      `INSERT INTO page_images (version_id, page, width, height, bytes)
+       SELECT $1, * FROM unnest($2::int[], $3::int[], $4::int[], $5::bytea[])
+       ON CONFLICT DO NOTHING`,
+      [
+        versionId,
+        images.map((i) => i.page),
+        images.map((i) => i.width),
+        images.map((i) => i.height),
+        images.map((i) => Buffer.from(i.bytes.buffer, i.bytes.byteOffset, i.bytes.byteLength)),
+      ],
+    );
+    return true;
+  });
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
