@@ -13,6 +13,7 @@ const MIGRATIONS = [
   '008_deleted_room_events',
   '009_link_page',
   '010_dashboard',
+  '011_document_versions',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -179,7 +179,15 @@ describe.runIf(hasChromium)(
         'Investor deck.pdf',
       ]);
       await reader.page.getByRole('link', { name: /Investor deck/ }).click();
-      await reader.page.locator('[data-page="1"] canvas').waitFor({ timeout: 20_000 });
+      // Page 1 as the image the service drew (retried by the viewer while it is drawn).
+      await reader.page.waitForFunction(
+        () => {
+          const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
+          return Boolean(image?.complete && image.naturalWidth > 0);
+        },
+        undefined,
+        { timeout: 30_000 },
+      );
       expect(await reader.page.getByRole('link', { name: 'Download' }).count()).toBe(0);
       for (let second = 0; second < 12; second++) {
         await reader.page.mouse.move(100 + second * 10, 300);

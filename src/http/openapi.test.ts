@@ -216,6 +216,8 @@ describe('OpenAPI document', () => {
       // A document file's upload on the management API (contract.md section 7).
       'payload_too_large',
       'unsupported_media_type',
+      // A file over the limits of rendering (contract.md section 7).
+      'unprocessable_file',
       'rate_limit',
       'internal_error',
       'service_unavailable',

@@ -168,10 +168,10 @@ describe.runIf(hasChromium)(
       // The viewer: every page rendered, a download, then reading for a measured time.
       await page.getByRole('link', { name: /Investor deck/ }).click();
       await page.waitForURL(`${web}/v/${ids.shortId}/d/${ids.deck}`);
-      // Pages are drawn as they come near the screen: scrolled to, each one is.
+      // Pages are images the service drew; they load as they come near the screen.
       for (const n of [1, 2, 3]) {
         await page.locator(`[data-page="${n}"]`).scrollIntoViewIfNeeded();
-        await page.locator(`[data-page="${n}"] canvas`).waitFor({ timeout: 20_000 });
+        await drawn(page, n);
       }
       await page.evaluate(() => window.scrollTo(0, 0));
       expect(
@@ -216,7 +216,7 @@ describe.runIf(hasChromium)(
 
       // Another browser, which never passed the gate: no bytes at any file address.
       const stranger = await browser.newContext();
-      for (const path of ['file', 'download']) {
+      for (const path of ['file', 'download', 'pages/1?w=800']) {
         const answer = await stranger.request.get(`${web}/v/${ids.shortId}/d/${ids.deck}/${path}`);
         expect(answer.status()).toBe(404);
         expect((await answer.body()).includes(Buffer.from('%PDF'))).toBe(false);
@@ -278,6 +278,86 @@ describe.runIf(hasChromium)(
       expect(pages.pages.reduce((sum, p) => sum + p.activeSeconds, 0)).toBe(duration);
     });
 
+    it('protects a deck with downloads off and the watermark on: images only, each one per viewer, a viewer that opens at once', async () => {
+      const link = (
+        await admin('POST', `/deal-rooms/${ids.room}/links`, {
+          name: 'Buyer — protected',
+          requiresEmail: true,
+          allowDownload: false,
+          watermark: true,
+          documentIds: [ids.deck],
+        })
+      ).data;
+      const shortId = link.shortId as string;
+      const open = async (email: string) => {
+        const context = await browser.newContext({ viewport: LAPTOP });
+        const page = await context.newPage();
+        const watched = watchPage(page, web);
+        const bodies: { url: string; type: string; body: Buffer }[] = [];
+        page.on('response', async (response) => {
+          const body = await response.body().catch(() => Buffer.alloc(0));
+          bodies.push({ url: response.url(), type: response.headers()['content-type'] ?? '', body });
+        });
+        await page.goto(`${web}/v/${shortId}`);
+        await page.getByLabel('Email', { exact: true }).fill(email);
+        await Promise.all([
+          page.waitForURL(`${web}/v/${shortId}`),
+          page.getByRole('button', { name: 'Continue' }).click(),
+        ]);
+        await page.getByRole('link', { name: /Investor deck/ }).click();
+        await drawn(page, 1);
+        return { context, page, watched, bodies };
+      };
+      const one = await open('cfo@buyer.example');
+      const { page } = one;
+      // Page 1 is on screen first; no Download where downloads are off.
+      expect(await page.locator('[data-page="1"] img').getAttribute('loading')).toBe('eager');
+      expect(await page.getByRole('link', { name: 'Download' }).count()).toBe(0);
+      await expect(page.locator('[data-counter]').textContent()).resolves.toBe('1 / 3');
+      // Next, previous, the arrow keys and jump move the counter.
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await until(async () => (await page.locator('[data-counter]').textContent()) === '2 / 3', 'next');
+      await page.keyboard.press('ArrowRight');
+      await until(async () => (await page.locator('[data-counter]').textContent()) === '3 / 3', 'arrow key');
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await until(async () => (await page.locator('[data-counter]').textContent()) === '2 / 3', 'previous');
+      await page.getByLabel('Go to page').fill('1');
+      await page.getByLabel('Go to page').press('Enter');
+      await until(async () => (await page.locator('[data-counter]').textContent()) === '1 / 3', 'jump');
+      for (const n of [2, 3]) {
+        await page.locator(`[data-page="${n}"]`).scrollIntoViewIfNeeded();
+        await drawn(page, n);
+      }
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, 'link-viewer-protected-laptop');
+
+      // Another viewer of the same link gets other pixels: their own email is drawn in.
+      const two = await open('analyst@buyer.example');
+      const imageOf = (p: typeof page) =>
+        p.evaluate(async () => {
+          const source = document.querySelector('[data-page="1"] img')?.getAttribute('src') ?? '';
+          return [...new Uint8Array(await (await fetch(source)).arrayBuffer())];
+        });
+      const [a, b] = [Buffer.from(await imageOf(page)), Buffer.from(await imageOf(two.page))];
+      expect(a.subarray(8, 12).toString()).toBe('WEBP');
+      expect(Buffer.compare(a, b)).not.toBe(0);
+
+      // Trying the download gets the refusal, and nothing that reached either browser is the
+      // file or any PDF.
+      const refused = await page.goto(`${web}/v/${shortId}/d/${ids.deck}/download`);
+      expect(refused?.status()).toBe(403);
+      const original = await numberedPdf(3);
+      for (const { url, type, body } of [...one.bodies, ...two.bodies]) {
+        expect(type, url).not.toContain('pdf');
+        expect(body.includes(Buffer.from('%PDF')), url).toBe(false);
+        expect(body.includes(Buffer.from(original.subarray(0, 400))), url).toBe(false);
+      }
+      expect(one.watched.refused).toEqual([]);
+      expect(two.watched.refused).toEqual([]);
+      await one.context.close();
+      await two.context.close();
+    });
+
     it('fits a phone: the gate, the room and the viewer at 390 px wide, with no serious accessibility violation', async () => {
       const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
       const page = await context.newPage();
@@ -293,10 +373,12 @@ describe.runIf(hasChromium)(
       expect(await axeViolations(page)).toEqual([]);
       await screenshot(page, 'link-room-phone');
       await page.getByRole('link', { name: /Investor deck/ }).click();
+      await drawn(page, 1);
+      // A sideways swipe turns the page.
+      await swipe(page, -150);
       await until(
-        async () => (await page.locator('[data-page] canvas').count()) >= 1,
-        'the first page drawn',
-        20_000,
+        async () => (await page.locator('[data-counter]').textContent()) === '2 / 3',
+        'page 2 by swipe',
       );
       expect(await axeViolations(page)).toEqual([]);
       // Nothing wider than the screen: no sideways scrolling on a phone.
@@ -310,3 +392,30 @@ describe.runIf(hasChromium)(
     });
   },
 );
+
+/** Waits until page `n` of the viewer shows its image, drawn by the service (retried while it was being drawn). */
+async function drawn(page: import('playwright-core').Page, n: number): Promise<void> {
+  await page.waitForFunction(
+    (number) => {
+      const image = document.querySelector<HTMLImageElement>(`[data-page="${number}"] img`);
+      return Boolean(image?.complete && image.naturalWidth > 0);
+    },
+    n,
+    { timeout: 30_000 },
+  );
+}
+
+/** A one-finger sideways swipe across the pages (dx < 0: to the left). */
+async function swipe(page: import('playwright-core').Page, dx: number): Promise<void> {
+  await page.evaluate((by) => {
+    const target = document.getElementById('pages') as HTMLElement;
+    const touch = (x: number) =>
+      new Touch({ identifier: 1, target, clientX: x, clientY: 300, pageX: x, pageY: 300 });
+    target.dispatchEvent(
+      new TouchEvent('touchstart', { touches: [touch(200)], changedTouches: [touch(200)], bubbles: true }),
+    );
+    target.dispatchEvent(
+      new TouchEvent('touchend', { touches: [], changedTouches: [touch(200 + by)], bubbles: true }),
+    );
+  }, dx);
+}
