@@ -61,6 +61,8 @@ SELECT DISTINCT ON (document_id)
 
 -- The version a view was reading, so that page figures stay per version after a replacement.
 ALTER TABLE views ADD COLUMN version_id uuid REFERENCES document_versions (id) ON DELETE SET NULL;
+UPDATE views SET version_id = v.id FROM document_versions v WHERE v.document_id = views.document_id;
+CREATE INDEX views_version_idx ON views (version_id) WHERE version_id IS NOT NULL;
 
 -- Reading reports carry an id: one sent again after a lost answer is counted once.
 ALTER TABLE views ADD COLUMN last_report_id text;

@@ -129,6 +129,8 @@ export const DONE: Record<string, string> = {
   'room-restored': 'Room restored.',
   'room-deleted': 'Room deleted.',
   uploaded: 'Document uploaded.',
+  replaced:
+    'File replaced: links show the new version as soon as its pages are drawn; earlier figures are kept below.',
   'document-saved': 'Document saved.',
   'document-deleted': 'Document deleted.',
   'link-created': 'Link created.',

@@ -349,7 +349,12 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const csrf = await owner.person.csrf();
     const created = await owner.person.post('/app/rooms', { _csrf: csrf, name: 'Upload room' });
     const roomId = /\/app\/rooms\/([0-9a-f-]{36})\//.exec(created.headers.location as string)?.[1] as string;
-    const upload = async (bytes: Uint8Array, name: string, token = csrf) => {
+    const upload = async (
+      bytes: Uint8Array,
+      name: string,
+      token = csrf,
+      url = `/app/rooms/${roomId}/documents`,
+    ) => {
       const boundary = '----dashboard-test';
       const body = Buffer.concat([
         Buffer.from(
@@ -362,7 +367,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
       ]);
       return web.inject({
         method: 'POST',
-        url: `/app/rooms/${roomId}/documents`,
+        url,
         remoteAddress: '203.0.113.9',
         headers: {
           cookie: [...owner.person.jar].map(([k, v]) => `${k}=${v}`).join('; '),
@@ -414,6 +419,24 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const page = await owner.person.get(link.headers.location as string);
     expect(page.body).not.toContain('board-secret');
     expect(page.body).toContain('/v/');
+
+    // Replace file: a second version; the first and what was read of it stay on the document's page.
+    const replace = `/app/documents/${deck}/file`;
+    expect((await upload(Buffer.from('still not a pdf'), 'x.txt', csrf, replace)).statusCode).toBe(415);
+    expect((await upload(await numberedPdf(2), 'v2.pdf', 'forged', replace)).statusCode).toBe(403);
+    const replaced = await upload(await numberedPdf(2), 'v2.pdf', csrf, replace);
+    expect(replaced.statusCode).toBe(303);
+    expect(replaced.headers.location).toBe(`/app/documents/${deck}?done=replaced`);
+    const documentPage = await owner.person.get(`/app/documents/${deck}`);
+    expect(documentPage.body).toContain('Version 2, uploaded');
+    expect(documentPage.body).toContain('Version 1 (uploaded');
+    expect(documentPage.body).toContain('Replace file');
+    const [after] = await db.query<{ page_count: number; versions: number }>(
+      `SELECT page_count, (SELECT count(*)::int FROM document_versions WHERE document_id = d.id) AS versions
+         FROM documents d WHERE id = $1`,
+      [deck],
+    );
+    expect(after).toEqual({ page_count: 2, versions: 2 });
   });
 
   it('signs in with one message for a wrong email or password, throttles the 11th failure, and ends sessions on sign-out and password change', async () => {

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { FastifyRequest } from 'fastify';
 import type { Period } from '../core/period.ts';
 import { IdParams } from '../core/schemas.ts';
 import { unstorableTextAt } from '../core/text.ts';
@@ -11,6 +12,7 @@ import {
   type ManagedDocument,
   moveDocument,
   setDocumentPublished,
+  storeDocumentFile,
   updateDocument,
 } from '../documents/commands.ts';
 import { fileTooLarge, type ReceivedFile, receiveFile } from '../documents/files.ts';
@@ -32,7 +34,7 @@ import {
 import { sendCsv } from './csv.ts';
 import { notFound, refusal } from './errors.ts';
 import { FormBody, type FormState, formOf, readForm, refusedField } from './forms.ts';
-import { roomDocuments, teamDocument } from './repo.ts';
+import { documentVersions, roomDocuments, teamDocument } from './repo.ts';
 import { periodOf, roomOf } from './rooms.ts';
 import {
   DOCUMENT_FIELDS,
@@ -115,48 +117,54 @@ export const documentRoutes: Route = (app, deps) => {
     await uploads.register(multipart, {
       limits: { fileSize: deps.fileMaxBytes + 1, files: 1, fields: 8, fieldSize: 4096, parts: 10 },
     });
+    /** The multipart form's fields and its one file, received and checked (files.ts); CSRF first. */
+    const received = async (request: FastifyRequest, user: DashboardUser) => {
+      if (!request.isMultipart()) throw refusal('chooseFile');
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > deps.fileMaxBytes + 64 * 1024) {
+        throw asPage(fileTooLarge(deps.fileMaxBytes));
+      }
+      const fields: Record<string, string> = {};
+      let upload: { file: ReceivedFile; filename: string } | undefined;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'field') {
+            fields[part.fieldname] = String(part.value);
+            continue;
+          }
+          // Nothing is read from the file before the form is known to be this session's.
+          checkCsrf(request, user, fields);
+          if (upload || part.fieldname !== 'file') {
+            part.file.resume();
+            continue;
+          }
+          upload = {
+            file: await receiveFile(part.file, { maxBytes: deps.fileMaxBytes, work: deps.files }),
+            filename: part.filename,
+          };
+        }
+        checkCsrf(request, user, fields);
+        if (!upload) throw refusal('noFileSent');
+        return { ...upload, fields };
+      } catch (err) {
+        await upload?.file.discard();
+        throw asPage(err);
+      }
+    };
+
     uploads.post(
       '/rooms/:id/documents',
       { bodyLimit: Number.MAX_SAFE_INTEGER, config: { csrfInParts: true } },
       withUser(async (request, reply, user) => {
         const room = await roomOf(deps, user, idParam(request));
-        if (!request.isMultipart()) {
-          throw refusal('chooseFile');
-        }
-        const declared = Number(request.headers['content-length']);
-        if (Number.isFinite(declared) && declared > deps.fileMaxBytes + 64 * 1024) {
-          throw asPage(fileTooLarge(deps.fileMaxBytes));
-        }
-        const fields: Record<string, string> = {};
-        let received: { file: ReceivedFile; filename: string } | undefined;
+        const { file, filename, fields } = await received(request, user);
         try {
-          for await (const part of request.parts()) {
-            if (part.type === 'field') {
-              fields[part.fieldname] = String(part.value);
-              continue;
-            }
-            // Nothing is read from the file before the form is known to be this session's.
-            checkCsrf(request, user, fields);
-            if (received || part.fieldname !== 'file') {
-              part.file.resume();
-              continue;
-            }
-            received = {
-              file: await receiveFile(part.file, { maxBytes: deps.fileMaxBytes, work: deps.files }),
-              filename: part.filename,
-            };
-          }
-          if (!received) {
-            checkCsrf(request, user, fields);
-            throw refusal('noFileSent');
-          }
-          const name = (fields.name ?? '').trim() || received.filename.trim() || 'Untitled document';
+          const name = (fields.name ?? '').trim() || filename.trim() || 'Untitled document';
           if (unstorableTextAt(name) !== undefined) {
             throw refusal('unstorableText', { detail: 'The name holds a character that cannot be stored.' });
           }
           if (!Value.Check(DocumentBody.properties.name, name))
             throw refusal('entryRefused', { detail: 'Give a name of 1 to 300 characters.' });
-          const file = received.file;
           const document = await asUser(
             deps,
             user,
@@ -175,7 +183,39 @@ export const documentRoutes: Route = (app, deps) => {
         } catch (err) {
           throw asPage(err);
         } finally {
-          await received?.file.discard();
+          await file.discard();
+        }
+      }),
+    );
+
+    // "Replace file": a new version; links show it, the earlier versions and their figures stay.
+    uploads.post(
+      '/documents/:id/file',
+      { bodyLimit: Number.MAX_SAFE_INTEGER, config: { csrfInParts: true } },
+      withUser(async (request, reply, user) => {
+        const document = await documentOf(deps, user, idParam(request));
+        const { file } = await received(request, user);
+        try {
+          await asUser(
+            deps,
+            user,
+            {
+              action: 'document.updated',
+              subject: { type: 'document', id: document.id },
+              before: { name: title(document), version: document.version, pageCount: document.page_count },
+              after: (saved: ManagedDocument) => ({
+                name: title(document),
+                file: { type: file.type, sizeBytes: file.sizeBytes, sha256: file.sha256 },
+                pageCount: saved.pageCount,
+              }),
+            },
+            (ctx) => storeDocumentFile(ctx, document.id, file),
+          );
+          return redirect(reply, `/app/documents/${document.id}?done=replaced`);
+        } catch (err) {
+          throw asPage(err);
+        } finally {
+          await file.discard();
         }
       }),
     );
@@ -195,9 +235,10 @@ export const documentRoutes: Route = (app, deps) => {
       const document = await documentOf(deps, user, idParam(request));
       const period = periodOf(request.query.period);
       const figures = await documentPage(document, period);
+      const versions = await documentVersions(deps.db, document.id);
       return htmlPage(
         reply,
-        documentView(user, document, figures, period, { done: DONE[request.query.done ?? ''] }),
+        documentView(user, document, figures, period, { done: DONE[request.query.done ?? ''], versions }),
       );
     },
   );
@@ -224,7 +265,10 @@ export const documentRoutes: Route = (app, deps) => {
     const sentBack = async (form: FormState) =>
       htmlPage(
         reply,
-        documentView(user, document, await documentPage(document, '30d'), '30d', { form }),
+        documentView(user, document, await documentPage(document, '30d'), '30d', {
+          form,
+          versions: await documentVersions(deps.db, document.id),
+        }),
         400,
       );
     const form = readForm(DocumentForm, request.body, DOCUMENT_FIELDS);

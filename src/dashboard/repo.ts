@@ -92,12 +92,16 @@ export interface DocumentListRow {
   total_views: number;
   file_type: string | null;
   size_bytes: number | null;
+  /** The file's version, and its pages drawn so far (the rest are being drawn). */
+  version: number | null;
+  pages_ready: number | null;
 }
 
 export async function roomDocuments(db: Queryable, roomId: string): Promise<DocumentListRow[]> {
   return db.query<DocumentListRow>(
     `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
-            d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes
+            d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
+            f.version, f.pages_ready
        FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
       WHERE d.deal_room_id = $1 ORDER BY d.position, d.created_at, d.id`,
     [roomId],
@@ -112,13 +116,42 @@ export async function teamDocument(
   const [row] = await db.query<DocumentListRow & { deal_room_id: string; room_name: string }>(
     `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
             d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
-            d.deal_room_id, r.name AS room_name
+            f.version, f.pages_ready, d.deal_room_id, r.name AS room_name
        FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
        LEFT JOIN document_files f ON f.document_id = d.id
       WHERE d.id = $1 AND r.team_id = $2`,
     [documentId, teamId],
   );
   return row;
+}
+
+/** A version of a document's file with what was read of it: its views, and per page the views and time. */
+export interface VersionRow {
+  version: number;
+  uploaded_at: Date;
+  content_type: string;
+  size_bytes: number;
+  page_count: number;
+  pages_ready: number;
+  views: number;
+  pages: { page: number; views: number; seconds: number }[];
+}
+
+/** Every version of a document's file, newest first, with its own figures (from the views that read it). */
+export async function documentVersions(db: Queryable, documentId: string): Promise<VersionRow[]> {
+  const rows = await db.query<Omit<VersionRow, 'pages'> & { pages: VersionRow['pages'] | null }>(
+    `SELECT dv.version, dv.uploaded_at, dv.content_type, dv.size_bytes::float8 AS size_bytes, dv.page_count,
+            dv.pages_ready,
+            (SELECT count(*)::int FROM views v WHERE v.version_id = dv.id) AS views,
+            (SELECT json_agg(json_build_object('page', p.page, 'views', p.views, 'seconds', p.seconds) ORDER BY p.page)
+               FROM (SELECT vp.page, count(*)::int AS views, sum(vp.active_seconds)::int AS seconds
+                       FROM view_pages vp JOIN views v ON v.id = vp.view_id
+                      WHERE v.version_id = dv.id AND vp.active_seconds > 0 AND vp.page <= dv.page_count
+                      GROUP BY vp.page) p) AS pages
+       FROM document_versions dv WHERE dv.document_id = $1 ORDER BY dv.version DESC`,
+    [documentId],
+  );
+  return rows.map((row) => ({ ...row, pages: row.pages ?? [] }));
 }
 
 export interface LinkListRow {

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { pageTreeBomb } from '../testing/hostile-files.ts';
 import { ADMIN_TOKEN, managedRoom, managementClient, recordedEvents } from '../testing/management.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { fileChunks, type StoredFile, storedFile } from './files.ts';
 
 const MAX = 3 * 1024 * 1024;
 // The smallest valid PNG: a 1×1 transparent pixel.
@@ -96,6 +98,53 @@ describe.each(storeKinds())('document files (%s store)', { timeout: 120_000 }, (
     });
     expect(Buffer.compare((await get(documentId)).rawPayload, Buffer.from(pdf))).toBe(0);
     expect((await admin.get(`/documents/${documentId}/pages?period=all`)).body.data.pageCount).toBe(2);
+    expect((await recordedEvents(db)).length).toBe(events);
+  });
+
+  it('replaces a file with a new version: what was read of the old one stays whole, its views and figures kept', async () => {
+    const { documentId, linkId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    const jpeg = await createCanvas(64, 48).encode('jpeg');
+    const first = Buffer.concat([jpeg, randomBytes(MAX - jpeg.length)]);
+    expect((await put(documentId, first)).statusCode).toBe(200);
+    const view = await admin.post(`/links/${linkId}/views`, { documentId, viewer: { email: 'a@b.example' } });
+    expect(view.status).toBe(201);
+    // A download of version 1 is under way: its first chunk is read, then the file is replaced.
+    const old = (await storedFile(db, documentId)) as StoredFile;
+    const chunks = fileChunks(db, old);
+    const read: Buffer[] = [(await chunks.next()).value as Buffer];
+    const pdf = await numberedPdf(4);
+    const replaced = await put(documentId, pdf);
+    expect(replaced.statusCode).toBe(200);
+    expect(replaced.json().data.pageCount).toBe(4);
+    for await (const chunk of chunks) read.push(chunk);
+    // Every byte of the download is version 1's, none of version 2's.
+    expect(Buffer.compare(Buffer.concat(read), first)).toBe(0);
+    expect(Buffer.compare((await get(documentId)).rawPayload, Buffer.from(pdf))).toBe(0);
+    const now = (await storedFile(db, documentId)) as StoredFile;
+    expect(now).toMatchObject({ version: 2, pageCount: 4, type: 'application/pdf' });
+    const versions = await db.query<{ version: number; views: number }>(
+      `SELECT dv.version, (SELECT count(*)::int FROM views v WHERE v.version_id = dv.id) AS views
+         FROM document_versions dv WHERE dv.document_id = $1 ORDER BY dv.version`,
+      [documentId],
+    );
+    expect(versions).toEqual([
+      { version: 1, views: 1 },
+      { version: 2, views: 0 },
+    ]);
+    const updated = (await recordedEvents(db)).filter(
+      (e) => e.type === 'document.updated' && e.data.id === documentId,
+    );
+    expect(updated).toHaveLength(2);
+  });
+
+  it('refuses a PDF whose page tree claims 2^30 pages with 422 unprocessable_file, changing nothing', async () => {
+    const { documentId } = await managedRoom(admin, { team: 'Files', room: 'Room', link: 'Link' });
+    const events = (await recordedEvents(db)).length;
+    const refused = await put(documentId, pageTreeBomb(30));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toEqual({ error: expect.any(String), code: 'unprocessable_file' });
+    expect(refused.body).not.toMatch(/1073741824|stack|at /);
+    expect((await get(documentId)).statusCode).toBe(404);
     expect((await recordedEvents(db)).length).toBe(events);
   });
 

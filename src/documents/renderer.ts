@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { withLocalCopy } from './files.ts';
 import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
 import type { PageImage } from '../rendering/protocol.ts';
+import { withLocalCopy } from './files.ts';
 
 /** Pages drawn per task: small enough that a page that cannot be drawn costs little of its neighbours' time. */
 const PAGES_PER_TASK = 4;

@@ -15,7 +15,8 @@ export async function insertVisit(
 }
 
 /**
- * Views started together, as the delta module's literal rows; those opened on the link page
+ * Views started together, each with the version of its document's file on screen (its page
+ * figures stay that version's after a replacement), as the delta module's literal rows; those opened on the link page
  * (`reporting`) are marked as reporting from `at` in the same statement: they report their
  * reading (tracking/reading.ts), and the worker completes them when the reports stop.
  */
@@ -26,8 +27,11 @@ export async function insertViews(
 ): Promise<void> {
   const n = rows.params.length;
   await tx.query(
-    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}, last_report_at)
-     SELECT s.*, CASE WHEN s.id = ANY ($${n + 1}::uuid[]) THEN $${n + 2}::timestamptz END FROM (${rows.sql}) s`,
+    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}, last_report_at, version_id)
+     SELECT s.*, CASE WHEN s.id = ANY ($${n + 1}::uuid[]) THEN $${n + 2}::timestamptz END,
+            (SELECT v.id FROM document_versions v WHERE v.document_id = s.document_id
+              ORDER BY v.version DESC LIMIT 1)
+       FROM (${rows.sql}) s`,
     [...rows.params, reporting.ids, reporting.at],
   );
 }

@@ -12,8 +12,9 @@ import {
   mayChange,
   notice,
   table,
+  when,
 } from '../layout.ts';
-import type { DocumentListRow, RoomRow } from '../repo.ts';
+import type { DocumentListRow, RoomRow, VersionRow } from '../repo.ts';
 import { roomTabs } from './rooms.ts';
 
 /** A document's download setting as its form and list name it: as its links say, always, never. */
@@ -43,7 +44,12 @@ export const title = (d: { name: string; display_name: string | null }): string 
 function fileMeta(d: DocumentListRow): string {
   if (!d.file_type) return 'No file';
   const kind = d.file_type === 'application/pdf' ? 'PDF' : d.file_type === 'image/png' ? 'PNG' : 'JPEG';
-  return `${kind}, ${d.page_count === 1 ? '1 page' : `${d.page_count} pages`}, ${megabytes(d.size_bytes ?? 0)}`;
+  const pages = d.page_count === 1 ? '1 page' : `${d.page_count} pages`;
+  const drawing =
+    d.pages_ready !== null && d.pages_ready < d.page_count
+      ? ` (preparing: ${d.pages_ready} of ${d.page_count} ready)`
+      : '';
+  return `${kind}, ${pages}${drawing}, ${megabytes(d.size_bytes ?? 0)}`;
 }
 
 export const megabytes = (bytes: number) =>
@@ -121,8 +127,9 @@ export function documentView(
   document: TeamDocument,
   figures: PageFigures,
   period: Period,
-  o: { done?: string | undefined; form?: FormState } = {},
+  o: { done?: string | undefined; form?: FormState; versions?: VersionRow[] } = {},
 ): string {
+  const [current, ...earlier] = o.versions ?? [];
   const reach = figures.pages.map((p) =>
     figures.views > 0 ? Math.round((p.views / figures.views) * 100) : 0,
   );
@@ -170,6 +177,8 @@ ${table({
       html`<tr><th scope="row">Page ${p.page}</th><td class="num">${count(p.views)}</td><td class="num">${reach[i]}%</td><td class="num">${duration(p.activeSeconds)}</td><td class="num">${duration(p.avgActiveSeconds)}</td></tr>`,
   ),
 })}
+${fileCard(user, document, current)}
+${earlier.map(versionFigures)}
 ${mayChange(user) ? documentSettings(user, document, o.form) : ''}`;
   return dashboardPage(user, {
     title: title(document),
@@ -205,4 +214,43 @@ function documentSettings(user: DashboardUser, document: TeamDocument, form: For
     ${actionButton(user, `/app/documents/${document.id}/delete`, 'Delete document', { danger: true })}
   </div>
 </section>`;
+}
+
+/** The file links show now: its version, and while its pages are drawn, how far; "Replace file". */
+function fileCard(user: DashboardUser, document: TeamDocument, current: VersionRow | undefined): Html {
+  const drawing = current && current.pages_ready < current.page_count;
+  return html`<section class="card" aria-labelledby="file-heading">
+  <h2 id="file-heading">File</h2>
+  ${
+    current
+      ? html`<p>Version ${current.version}, uploaded ${when(current.uploaded_at)} UTC: ${fileMeta(document)}.</p>
+  ${drawing ? html`<p><label for="pages-ready">Pages prepared for viewers</label> <progress id="pages-ready" max="${current.page_count}" value="${current.pages_ready}">${current.pages_ready} of ${current.page_count}</progress> ${current.pages_ready} of ${current.page_count}</p>` : ''}`
+      : html`<p>No file yet.</p>`
+  }
+  ${
+    mayChange(user)
+      ? html`<form method="post" action="/app/documents/${document.id}/file" enctype="multipart/form-data" class="stack">
+    ${csrfField(user)}
+    <div class="field"><label for="replace-file">New file</label>
+      <input id="replace-file" name="file" type="file" required accept="application/pdf,image/png,image/jpeg" aria-describedby="replace-hint">
+      <p class="hint" id="replace-hint">PDF, PNG or JPEG. Links keep working and show the new version; what was read of this one stays below.</p></div>
+    <button type="submit">${current ? 'Replace file' : 'Upload'}</button>
+  </form>`
+      : ''
+  }
+</section>`;
+}
+
+/** What was read of an earlier version: its views, and each page's views and time. */
+function versionFigures(version: VersionRow): Html {
+  return table({
+    caption: `Version ${version.version} (uploaded ${when(version.uploaded_at)} UTC): ${count(version.views)} ${version.views === 1 ? 'view' : 'views'}`,
+    head: ['Page', 'Views', 'Total time'],
+    numeric: [1, 2],
+    empty: 'No pages of this version were read.',
+    rows: version.pages.map(
+      (p) =>
+        html`<tr><th scope="row">Page ${p.page}</th><td class="num">${count(p.views)}</td><td class="num">${duration(p.seconds)}</td></tr>`,
+    ),
+  });
 }
