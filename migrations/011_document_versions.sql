@@ -43,7 +43,7 @@ CREATE TABLE page_images (
 INSERT INTO document_versions (id, document_id, version, content_type, size_bytes, sha256, chunks,
                                page_count, uploaded_at)
 SELECT gen_random_uuid(), f.document_id, 1, f.content_type, f.size_bytes, f.sha256, f.chunks,
-       greatest(d.page_count, 1), f.uploaded_at
+       least(greatest(d.page_count, 1), 2000), f.uploaded_at
   FROM document_files f JOIN documents d ON d.id = f.document_id;
 INSERT INTO version_chunks (version_id, seq, bytes)
 SELECT v.id, c.seq, c.bytes

@@ -15,6 +15,7 @@ import { openPostgres } from './db/postgres.ts';
 import { trackWebhookQueue } from './delivery/metrics.ts';
 import { startWorker } from './delivery/start.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
+import { removeStaleFolders } from './documents/files.ts';
 import { type Renderer, startRenderer } from './documents/renderer.ts';
 import type { HealthCheck } from './health/routes.ts';
 import { invitationMailer } from './mail/invitations.ts';
@@ -106,6 +107,9 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       await requireCurrentSchema(db);
     }
     // The threads that read, draw and stamp files: no listener's thread touches a file's contents.
+    // Files in transit left by processes that were killed are removed now (files.ts).
+    const stale = await removeStaleFolders();
+    if (stale > 0) logger.info({ folders: stale }, 'files left in transit by stopped processes removed');
     const files = createFileWork(config.files);
     closers.push(() => files.close());
     const demoKey = options.demo ? await prepareDemo(db, clock, files) : undefined;

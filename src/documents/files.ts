@@ -196,28 +196,38 @@ export async function withLocalCopy<T>(
   }
 }
 
+/** Where every process keeps its files in transit, one folder each, named by its process id. */
+const TRANSIT_ROOT = join(tmpdir(), 'dealroom-files');
+
 /**
  * This process's folder for files in transit (uploads, copies being rendered or stamped),
- * under the system's temporary folder, one per process: a process's start removes the folders
- * of processes that are gone, so a file left by a killed process does not stay.
+ * under the system's temporary folder: removed with whatever it holds when a later process
+ * starts and finds this one gone (removeStaleFolders), so a file left by a killed process does
+ * not stay.
  */
 export async function uploadFolder(): Promise<string> {
   folder ??= (async () => {
-    const root = join(tmpdir(), 'dealroom-files');
-    await mkdir(root, { recursive: true, mode: 0o700 });
-    for (const entry of await readdir(root)) {
-      const pid = Number(entry);
-      if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
-        await rm(join(root, entry), { recursive: true, force: true });
-      }
-    }
-    const own = join(root, String(process.pid));
+    const own = join(TRANSIT_ROOT, String(process.pid));
     await mkdir(own, { recursive: true, mode: 0o700 });
     return own;
   })();
   return folder;
 }
 let folder: Promise<string> | undefined;
+
+/** Removes the folders in transit of processes that are gone; returns how many (`dealroom serve` calls it as it starts). */
+export async function removeStaleFolders(): Promise<number> {
+  await mkdir(TRANSIT_ROOT, { recursive: true, mode: 0o700 });
+  let removed = 0;
+  for (const entry of await readdir(TRANSIT_ROOT)) {
+    const pid = Number(entry);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) {
+      await rm(join(TRANSIT_ROOT, entry), { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
 
 function alive(pid: number): boolean {
   try {
