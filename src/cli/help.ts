@@ -43,7 +43,7 @@ const COMMANDS: Record<string, string> = {
 
 const ENVIRONMENT = `Configuration comes from the environment: DATABASE_URL (postgres://...; unset for the
 embedded store under DATA_DIR, default ./data), PORT, HOST, APP_URL, LOG_LEVEL, REDIS_URL,
-ADMIN_TOKEN, MANAGEMENT_PORT, WEB_PORT, WEB_HOST, FILE_MAX_BYTES, MIGRATE_ON_START, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS
+ADMIN_TOKEN, MANAGEMENT_PORT, WEB_PORT, WEB_HOST, FILE_MAX_BYTES, FILE_MAX_PAGES, FILE_THREAD_MEMORY_MB, FILE_TASK_SECONDS, MIGRATE_ON_START, WEBHOOK_RETRY_BASE_MS, WEBHOOK_ALLOW_PRIVATE_URLS
 (.env.example lists every setting).`;
 
 export const USAGE = `usage: dealroom <command> [--help]
