@@ -187,7 +187,10 @@ function refusal(item: Submitted, row: ViewToComplete | undefined, now: Date): A
   if (row.completed_at !== null) return new ApiError('conflict', 'This view is already completed');
   const last = Math.max(0, ...item.report.pages.map((p) => p.page));
   if (last > Math.max(row.page_count, 1)) {
-    return new ApiError('validation_error', `Page ${last} is past the document's last page (${row.page_count})`);
+    return new ApiError(
+      'validation_error',
+      `Page ${last} is past the document's last page (${row.page_count})`,
+    );
   }
   return undefined;
 }

@@ -221,7 +221,12 @@ export async function addViewPages(tx: Queryable, pages: readonly ViewPageSecond
 /** Views' reports: their durations as they are now, reported at `at`; the final ones completed. */
 export async function recordReports(
   tx: Queryable,
-  reports: readonly { viewId: string; durationSeconds: number; completed: boolean; reportId?: string | undefined }[],
+  reports: readonly {
+    viewId: string;
+    durationSeconds: number;
+    completed: boolean;
+    reportId?: string | undefined;
+  }[],
   at: Date,
 ): Promise<void> {
   if (reports.length === 0) return;
