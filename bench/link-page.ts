@@ -21,6 +21,8 @@ export interface LinkPageReport {
     /** Reports not counted, by answer (a 503 is the service shedding load; the seconds go again). */
     refusals: Record<string, number>;
     secondsSent: number;
+    /** What the service may count: per view, at most the time since it opened plus 10 s. */
+    secondsAllowed: number;
     secondsCounted: number;
   };
 }
@@ -136,7 +138,7 @@ export async function benchLinkPage(options: {
   // real page reports every 10 s, so this is the traffic of far more readers than 500).
   // Opened as people arrive, as many at once as there are connections (more at once are
   // answered 503 with Retry-After by design: the bench is not measuring that here).
-  const views: { url: string; token: string; cookie: string }[] = [];
+  const views: { url: string; token: string; cookie: string; openedAt: number }[] = [];
   for (let first = 0; first < options.readers; first += connections) {
     const batch = Array.from({ length: Math.min(connections, options.readers - first) }, (_, i) => first + i);
     views.push(
@@ -146,7 +148,7 @@ export async function benchLinkPage(options: {
           const url = /data-report="([^"]+)"/.exec(html)?.[1];
           const token = /data-token="([^"]+)"/.exec(html)?.[1];
           if (!url || !token) throw new Error('the viewer page has no report address');
-          return { url, token, cookie: cookies[n % cookies.length] as string };
+          return { url, token, cookie: cookies[n % cookies.length] as string, openedAt: Date.now() };
         }),
       )),
     );
@@ -178,6 +180,7 @@ export async function benchLinkPage(options: {
   let answeredInTime = 0;
   const refusals: Record<string, number> = {};
   let secondsSent = 0;
+  let secondsAllowed = 0;
   const until = Date.now() + seconds * 1000;
   const started = Date.now();
   await Promise.all(
@@ -185,6 +188,8 @@ export async function benchLinkPage(options: {
       let beat = 0;
       // As the viewer does: seconds a busy service did not count go again with the next report.
       let pending: Record<number, number> = {};
+      let sentHere = 0;
+      let lastAnswer = view.openedAt;
       while (Date.now() < until) {
         const pageNumber = ((n + beat++) % 12) + 1;
         pending[pageNumber] = (pending[pageNumber] ?? 0) + 1;
@@ -197,7 +202,8 @@ export async function benchLinkPage(options: {
         latencies.push(Date.now() - sentAt);
         if (status === 204) {
           if (Date.now() <= until) answeredInTime++;
-          secondsSent += Object.values(pending).reduce((a, b) => a + b, 0);
+          sentHere += Object.values(pending).reduce((a, b) => a + b, 0);
+          lastAnswer = Date.now();
           pending = {};
         } else {
           failed++;
@@ -205,6 +211,9 @@ export async function benchLinkPage(options: {
           refusals[answer] = (refusals[answer] ?? 0) + 1;
         }
       }
+      secondsSent += sentHere;
+      // A view's active time never exceeds the time since it started plus 10 s (contract.md section 7).
+      secondsAllowed += Math.min(sentHere, Math.floor((lastAnswer - view.openedAt) / 1000) + 10);
     }),
   );
   agent.destroy();
@@ -221,6 +230,7 @@ export async function benchLinkPage(options: {
       p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
       failed,
       secondsSent,
+      secondsAllowed,
       secondsCounted: after - before,
     },
   };

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchDashboard, type DashboardPageTime } from './dashboard.ts';
+import { benchDocuments, type DocumentsReport } from './documents.ts';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
 import { benchLinkPage, type LinkPageReport } from './link-page.ts';
@@ -57,6 +58,7 @@ interface StoreReport {
   rows: Row[];
   writes: WriteReport;
   linkPage: LinkPageReport;
+  documents: DocumentsReport;
   dashboard: DashboardPageTime[];
   webhooks: WebhookReport;
 }
@@ -222,6 +224,18 @@ async function benchStore(
         console.log(
           `${store}: link page: room page ${linkPage.roomPage.rps.toFixed(0)} req/s p99 ${linkPage.roomPage.p99} ms, viewer ${linkPage.viewerPage.rps.toFixed(0)} req/s p99 ${linkPage.viewerPage.p99} ms; ${lp.readers} readers sent ${lp.perSecond.toFixed(0)} reports/s (p99 ${lp.p99} ms, ${lp.failed} failed), ${lp.secondsCounted} of ${lp.secondsSent} seconds counted`,
         );
+        const documents = await benchDocuments({
+          manageBase: manage.base,
+          webBase,
+          adminToken,
+          busyRoomId: shape.busyRoomId,
+          pid,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+        });
+        console.log(
+          `${store}: documents: 40 pages rendered in ${documents.render.seconds.toFixed(1)} s; first page ${documents.firstPage?.loopbackMs ?? '-'} ms (loopback), ${documents.firstPage?.throttledMs ?? '-'} ms (10 Mbit/s); page images ${documents.pageImage.rps.toFixed(0)} req/s p99 ${documents.pageImage.p99} ms, watermarked ${documents.pageImageMarked.rps.toFixed(0)} req/s p99 ${documents.pageImageMarked.p99} ms; hostile upload ${documents.hostile.status}, /healthz max ${documents.hostile.healthzMaxMs} ms`,
+        );
         const dashboard = await benchDashboard({
           env,
           webBase,
@@ -261,6 +275,7 @@ async function benchStore(
           rows,
           writes,
           linkPage,
+          documents,
           dashboard,
           webhooks,
         };
@@ -327,9 +342,37 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
     const reports = lp.reports;
     row(
       store,
-      `page reports from ${reports.readers} readers: ${pg ? '>= 2,000/s, ' : ''}every second counted once`,
-      `${Math.round(reports.perSecond).toLocaleString('en-US')}/s counted, p99 ${reports.p99} ms, ${reports.failed} refused (sent again); ${reports.secondsCounted.toLocaleString('en-US')} of ${reports.secondsSent.toLocaleString('en-US')} seconds counted`,
-      (!pg || reports.perSecond >= 2000) && reports.secondsCounted === reports.secondsSent,
+      `page reports from ${reports.readers} readers: ${pg ? '>= 2,000/s, ' : ''}every second counted once, none past the clock`,
+      `${Math.round(reports.perSecond).toLocaleString('en-US')}/s counted, p99 ${reports.p99} ms, ${reports.failed} refused (sent again); ${reports.secondsCounted.toLocaleString('en-US')} seconds counted of ${reports.secondsSent.toLocaleString('en-US')} sent (${reports.secondsAllowed.toLocaleString('en-US')} within the time each view was open + 10 s)`,
+      (!pg || reports.perSecond >= 2000) &&
+        reports.secondsCounted <= reports.secondsSent &&
+        Math.abs(reports.secondsCounted - reports.secondsAllowed) <= reports.readers,
+    );
+    const docs = r.documents;
+    row(
+      store,
+      'a 40-page, 22 MB deck: first page on screen under 1 s on loopback, under 3 s at 10 Mbit/s + 80 ms',
+      docs.firstPage
+        ? `${docs.firstPage.loopbackMs} ms on loopback, ${docs.firstPage.throttledMs} ms throttled; all 40 pages rendered in ${docs.render.seconds.toFixed(1)} s (${docs.render.pagesPerSecond.toFixed(1)} pages/s)`
+        : 'not measured (no Chromium)',
+      docs.firstPage !== undefined && docs.firstPage.loopbackMs < 1000 && docs.firstPage.throttledMs < 3000,
+    );
+    for (const [name, load, limit] of [
+      ['page images, no watermark', docs.pageImage, 50],
+      ['page images, watermarked per viewer', docs.pageImageMarked, 100],
+    ] as const) {
+      row(
+        store,
+        `${name}, ${CONNECTIONS} connections: p99 under ${limit} ms, no errors`,
+        `${Math.round(load.rps).toLocaleString('en-US')} req/s of ${load.bytes} bytes, p99 ${load.p99} ms, ${load.non2xx + load.errors} failed`,
+        load.p99 < limit && load.non2xx + load.errors === 0,
+      );
+    }
+    row(
+      store,
+      'a 1 MB PDF inflating to 1 GiB: refused or drawn, /healthz within 1 s throughout',
+      `answered ${docs.hostile.status} in ${docs.hostile.seconds.toFixed(1)} s; /healthz at most ${docs.hostile.healthzMaxMs} ms; RSS ${Math.round(docs.hostile.rssBeforeMiB)} MiB before, ${Math.round(docs.hostile.rssPeakMiB)} MiB at most`,
+      docs.hostile.healthzMaxMs < 1000 && [200, 422].includes(docs.hostile.status),
     );
     const slowestPage = [...r.dashboard].sort((a, b) => b.p50 - a.p50)[0];
     if (slowestPage) {

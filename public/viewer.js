@@ -23,6 +23,7 @@ if (container) {
   retryPending(pages);
   controls(pages, shown);
   track(container, pages, shown);
+  container.dataset.ready = 'true';
 }
 
 /** Which page is most in view, kept up to date; the counter and thumbnails follow it. */

@@ -393,12 +393,15 @@ describe.runIf(hasChromium)(
   },
 );
 
-/** Waits until page `n` of the viewer shows its image, drawn by the service (retried while it was being drawn). */
+/** Waits until page `n` of the viewer shows its image, drawn by the service (retried while it was being drawn), and the viewer's script runs. */
 async function drawn(page: import('playwright-core').Page, n: number): Promise<void> {
   await page.waitForFunction(
     (number) => {
       const image = document.querySelector<HTMLImageElement>(`[data-page="${number}"] img`);
-      return Boolean(image?.complete && image.naturalWidth > 0);
+      // ...and the viewer's script is running (its controls answer).
+      return Boolean(
+        image?.complete && image.naturalWidth > 0 && document.querySelector('#pages[data-ready]'),
+      );
     },
     n,
     { timeout: 30_000 },

@@ -370,6 +370,16 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
       (e) => e.type === 'view.completed' && e.data.id === viewId,
     );
     expect(completed.map((e) => e.data.durationSeconds)).toEqual([8]);
+
+    // A view whose page never reported at all is completed the same way, with no time.
+    const silent = await cy.get(`/v/${shortId}/d/${deck}`);
+    const silentId = (/data-report="([^"]+)"/.exec(silent.body)?.[1] ?? '').split('/')[4] as string;
+    clock.advance(5 * MINUTE + 1000);
+    expect(await completeSilentViews(ctx)).toBe(1);
+    const never = (await recordedEvents(db)).filter(
+      (e) => e.type === 'view.completed' && e.data.id === silentId,
+    );
+    expect(never.map((e) => e.data.durationSeconds)).toEqual([0]);
   });
 
   it('refuses a report through another link (404) and through a link turned off since the view opened (410)', async () => {
