@@ -14,6 +14,7 @@ const MIGRATIONS = [
   '009_link_page',
   '010_dashboard',
   '011_document_versions',
+  '012_webhook_test_sends',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

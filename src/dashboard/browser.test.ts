@@ -265,6 +265,8 @@ describe.runIf(hasChromium)(
       await page.getByText(/Test event delivered: 200 in \d+ ms\./).waitFor();
       const test = receiver.to('/dashboard').find((r) => JSON.parse(r.body).type === 'webhook.test');
       expect(verifyWebhook(test?.body ?? '', test?.headers as Record<string, string>, secret)).toBeTruthy();
+      // ...and listed with the endpoint's attempts, naming who sent it.
+      await expect(page.getByRole('cell', { name: /^Test event, sent by / }).count()).resolves.toBe(1);
 
       // The audit log holds each change, with who made it.
       await page.goto(`${web}/app/settings/audit`);

@@ -6,6 +6,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   MAX_ENDPOINTS_PER_TEAM,
+  recordTestSend,
   replayDeadLetter,
   replayEndpointDeadLetters,
   rotateEndpointSecret,
@@ -17,9 +18,10 @@ import {
   listAttempts,
   listDeadLetters,
   listEndpoints,
+  recentTestSends,
 } from '../webhooks/repo.ts';
 import { EndpointBody, EndpointPatch } from '../webhooks/schemas.ts';
-import type { DashboardUser } from './auth.ts';
+import { actorOf, type DashboardUser } from './auth.ts';
 import {
   asUser,
   type DashboardDeps,
@@ -57,10 +59,11 @@ export const webhookRoutes: Route = (app, deps) => {
   const endpointPage = async (user: DashboardUser, id: string, top: Html | '' = '', form?: FormState) => {
     const endpoint = await endpointOf(deps, user, id);
     const attempts = await listAttempts(deps.db, endpoint.id, { limit: 50, offset: '0' });
+    const tests = await recentTestSends(deps.db, endpoint.id, 10);
     const deadLetters = (
       await listDeadLetters(deps.db, user.teamId, { limit: 200, offset: '0' })
     ).items.filter((d) => d.endpointId === endpoint.id);
-    return endpointView(user, { endpoint, attempts, deadLetters }, top, form);
+    return endpointView(user, { endpoint, attempts, tests, deadLetters }, top, form);
   };
 
   app.get(
@@ -140,8 +143,9 @@ export const webhookRoutes: Route = (app, deps) => {
     });
   }
 
-  // A test event: signed like a delivery and sent at once, its answer shown on the page. It is
-  // not an event of the catalogue (type webhook.test): nothing is recorded or retried.
+  // A test event: signed like a delivery and sent at once, its answer shown on the page and
+  // kept in the endpoint's attempt list. It is not an event of the catalogue (type
+  // webhook.test): it is never retried and no other endpoint receives it.
   app.post(
     '/webhooks/:id/test',
     { schema: { params: IdParams, body: FormBody } },
@@ -158,6 +162,14 @@ export const webhookRoutes: Route = (app, deps) => {
         data: { endpointId: endpoint.id, sentBy: user.email },
       });
       const result = await deps.sender().send(endpoint.url, secret ? [secret] : [], id, body, now);
+      // In the user's scope, not audited: a test changes nothing of the team's.
+      await recordTestSend(deps.writeContext({ actor: actorOf(user), teamId: user.teamId }), endpoint.id, {
+        sentAt: now,
+        sentBy: user.email,
+        status: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+      });
       // The sender's own verdict: no error is a 2xx within the delivery timeout.
       const outcome =
         result.error === null

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/index.js';
@@ -9,7 +11,7 @@ import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { IDEMPOTENCY_TTL_MS } from '../write/transaction.ts';
 import { trackWebhookQueue } from './metrics.ts';
-import { ADDRESS_NOT_ALLOWED, NO_ANSWER } from './sender.ts';
+import { ADDRESS_NOT_ALLOWED, causeOf, timedOut, WebhookSender } from './sender.ts';
 import { ATTEMPTS_KEPT_MS, DeliveryWorker, type WorkerOptions } from './worker.ts';
 
 const BASE_MS = 40;
@@ -232,8 +234,8 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     await room(t.teamId);
     await until(async () => (await attempts(t.endpointId)).length === 2, 'the timeout and the retry');
     const [second, first] = await attempts(t.endpointId);
-    // No answer, and no time the team could tell a silent receiver from a refused port by.
-    expect(first).toMatchObject({ status: null, error: NO_ANSWER, durationMs: 0 });
+    // No answer: the attempt names its cause, and its time is not the team's to measure.
+    expect(first).toMatchObject({ status: null, error: timedOut(200), durationMs: 0 });
     expect(second).toMatchObject({ status: 200 });
   });
 
@@ -504,5 +506,30 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
     expect(after).toMatch(/dealroom_webhook_dead_letters [1-9]/);
     expect(after).toMatch(/dealroom_webhook_attempts_total\{result="failed"\} [1-9]/);
     expect(after).toMatch(/dealroom_webhook_dead_letters_total [1-9]/);
+  });
+
+  it('names the cause of an attempt that got no answer: a refused connection, a name that does not resolve', async () => {
+    const sender = new WebhookSender({ userAgent: 'test', allowPrivate: true, timeoutMs: 2000 });
+    try {
+      // A port nothing listens on: a listener opened and closed again.
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((r) => closed.close(r));
+      const now = new Date();
+      const refused = await sender.send(`http://127.0.0.1:${port}/hooks`, [], 'evt', '{}', now);
+      expect(refused).toMatchObject({ status: null, error: 'the connection was refused' });
+      const unknown = await sender.send('http://no-such-host.invalid/hooks', [], 'evt', '{}', now);
+      expect(unknown).toMatchObject({
+        status: null,
+        error: "the endpoint's host name could not be resolved (DNS)",
+      });
+      // Never an error's own words or an address.
+      expect(causeOf(Object.assign(new Error('connect 10.0.0.1:443'), { code: 'EWHATEVER' }))).not.toContain(
+        '10.0.0.1',
+      );
+    } finally {
+      sender.close();
+    }
   });
 });

@@ -210,6 +210,7 @@ export async function queueStats(db: Queryable, now: Date): Promise<QueueStats> 
 /** Forgets attempts made before `before`. */
 export async function pruneAttempts(db: Queryable, before: Date): Promise<void> {
   await db.query('DELETE FROM webhook_attempts WHERE attempted_at < $1', [before]);
+  await db.query('DELETE FROM webhook_test_sends WHERE sent_at < $1', [before]);
 }
 
 /** Events pruned per statement, so a first pruning of a large outbox holds no long lock. */

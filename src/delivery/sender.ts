@@ -41,11 +41,31 @@ export interface SendResult {
 }
 
 /**
- * What the team's attempt list says of a delivery that got no HTTP answer. It tells neither
- * the addresses a name resolved to nor a refused port from a silent one, so endpoints
- * cannot be used to probe the service's network; the log has the detail.
+ * What the team's attempt list says of a delivery that got no HTTP answer: its cause by kind
+ * (the name did not resolve, the connection was refused or cut, the certificate was refused,
+ * no answer in time), never an address a name resolved to or an error's own text. Private
+ * addresses are refused before any connection, so the causes say nothing of the service's own
+ * network; the log has the detail.
  */
-export const NO_ANSWER = 'no answer: the connection failed, or no answer came in time';
+export const NO_ANSWER = 'no answer: the connection failed';
+export const timedOut = (ms: number) => `no answer within ${ms / 1000} s (timed out)`;
+
+/** A network error's cause, by kind, as the team may see it. */
+export function causeOf(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') {
+    return "the endpoint's host name could not be resolved (DNS)";
+  }
+  if (code === 'ECONNREFUSED') return 'the connection was refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/.test(err.message)) {
+    return 'the connection was closed before an answer';
+  }
+  if (code === 'ETIMEDOUT' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH')
+    return 'the host could not be reached';
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+    return "the endpoint's TLS certificate was refused";
+  return NO_ANSWER;
+}
 export const ADDRESS_NOT_ALLOWED = "the endpoint's address is not allowed (private, loopback or link-local)";
 
 /** Refused before a byte was sent: the host resolved only to addresses a webhook must not reach. */
@@ -132,7 +152,7 @@ export class WebhookSender {
       const deadline = setTimeout(() => {
         settle({
           status: null,
-          error: NO_ANSWER,
+          error: timedOut(this.#options.timeoutMs),
           detail: `timed out after ${this.#options.timeoutMs / 1000} s`,
         });
         request.destroy();
@@ -153,7 +173,7 @@ export class WebhookSender {
         clearTimeout(deadline);
         settle({
           status: null,
-          error: err instanceof ForbiddenAddressError ? ADDRESS_NOT_ALLOWED : NO_ANSWER,
+          error: err instanceof ForbiddenAddressError ? ADDRESS_NOT_ALLOWED : causeOf(err),
           detail: describeNetworkError(err),
         });
       });

@@ -10,6 +10,7 @@ import {
   endpointExists,
   endpointNotFound,
   insertEndpoint,
+  insertTestSend,
   lockDeadLetter,
   lockTeamEndpointCount,
   markEndpointReplayed,
@@ -17,6 +18,7 @@ import {
   requeueDeliveries,
   retirePreviousSecretsRow,
   rotateSecretRow,
+  type TestSend,
   toDeadLetter,
   toEndpoint,
   updateEndpointRow,
@@ -100,6 +102,15 @@ export async function deleteEndpoint(ctx: WriteContext, id: string): Promise<voi
   if (!isUuid(id)) throw endpointNotFound();
   await inWrite(ctx, async (tx) => {
     if (!(await deleteEndpointRow(tx, id))) throw endpointNotFound();
+  });
+}
+
+/** Keeps what a test event sent to an endpoint came to, for its attempt list (the endpoint in the caller's scope). */
+export async function recordTestSend(ctx: WriteContext, endpointId: string, send: TestSend): Promise<void> {
+  if (!isUuid(endpointId)) throw endpointNotFound();
+  await inWrite(ctx, async (tx) => {
+    if (!(await endpointExists(tx, endpointId))) throw endpointNotFound();
+    await insertTestSend(tx, { ...send, id: newId(tx.now.getTime()), endpointId });
   });
 }
 

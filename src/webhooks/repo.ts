@@ -252,6 +252,48 @@ export async function rotateSecretRow(
   return row;
 }
 
+/** A test event sent from the dashboard, as its endpoint's attempt list shows it. */
+export interface TestSend {
+  sentAt: Date;
+  sentBy: string;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export async function insertTestSend(
+  tx: Queryable,
+  send: TestSend & { id: string; endpointId: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_test_sends (id, endpoint_id, sent_at, sent_by, status, duration_ms, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [send.id, send.endpointId, send.sentAt, send.sentBy, send.status, send.durationMs, send.error],
+  );
+}
+
+/** An endpoint's latest test events, newest first. */
+export async function recentTestSends(db: Queryable, endpointId: string, limit: number): Promise<TestSend[]> {
+  const rows = await db.query<{
+    sent_at: Date;
+    sent_by: string;
+    status: number | null;
+    duration_ms: number;
+    error: string | null;
+  }>(
+    `SELECT sent_at, sent_by, status, duration_ms, error FROM webhook_test_sends
+      WHERE endpoint_id = $1 ORDER BY sent_at DESC, id DESC LIMIT $2`,
+    [endpointId, limit],
+  );
+  return rows.map((r) => ({
+    sentAt: r.sent_at,
+    sentBy: r.sent_by,
+    status: r.status,
+    durationMs: r.duration_ms,
+    error: r.error,
+  }));
+}
+
 export async function endpointExists(tx: Queryable, id: string): Promise<boolean> {
   const sql = 'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2)';
   return (await tx.query(sql, [id, scopeOf(tx)])).length > 0;

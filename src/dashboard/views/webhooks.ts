@@ -1,6 +1,6 @@
 import { type Html, html } from '../../core/html.ts';
 import { EVENT_TYPES } from '../../events/catalogue.ts';
-import type { DeadLetter, WebhookAttempt, WebhookEndpoint } from '../../webhooks/repo.ts';
+import type { DeadLetter, TestSend, WebhookAttempt, WebhookEndpoint } from '../../webhooks/repo.ts';
 import type { DashboardUser } from '../auth.ts';
 import { chosen, errorSummary, type FormState, fieldError, typed } from '../forms.ts';
 import { actionButton, count, csrfField, dashboardPage, mayChange, table, when } from '../layout.ts';
@@ -55,6 +55,8 @@ export interface EndpointPage {
   endpoint: WebhookEndpoint;
   deadLetters: readonly DeadLetter[];
   attempts: { total: number; items: readonly WebhookAttempt[] };
+  /** The latest test events sent from this page. */
+  tests?: readonly TestSend[];
 }
 
 /** An endpoint's address and events, changed in place (sent back with what was typed). */
@@ -108,14 +110,20 @@ ${table({
   ),
 })}
 ${table({
-  caption: `Recent attempts (${count(attempts.total)} in all)`,
+  caption: `Recent attempts (${count(attempts.total)} in all${data.tests?.length ? `, and the latest test events` : ''})`,
   head: ['When', 'Event', 'Status', 'Time', 'Error'],
   numeric: [3],
   empty: 'No attempts yet.',
-  rows: attempts.items.map(
-    (a) =>
-      html`<tr><td>${when(a.attemptedAt)}</td><td>${a.type}</td><td>${a.status ?? 'no answer'}</td><td class="num">${a.durationMs} ms</td><td>${a.error ?? ''}</td></tr>`,
-  ),
+  rows: [
+    ...attempts.items.map((a) => ({ ...a, at: a.attemptedAt })),
+    ...(data.tests ?? []).map((t) => ({ ...t, at: t.sentAt, type: `Test event, sent by ${t.sentBy}` })),
+  ]
+    .sort((a, b) => new Date(b.at).getTime() - new Date(a.at).getTime())
+    .slice(0, 50)
+    .map(
+      (a) =>
+        html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${a.status ?? 'no answer'}</td><td class="num">${a.durationMs} ms</td><td>${a.error ?? ''}</td></tr>`,
+    ),
 })}`,
   });
 }
