@@ -9,6 +9,7 @@
 import { createCanvas } from '@napi-rs/canvas';
 import autocannon from 'autocannon';
 import { PDFDocument } from 'pdf-lib';
+import { numberedPdf } from '../src/seed/pdf.ts';
 import { hasChromium, launchChromium } from '../src/testing/browser.ts';
 import { inflationBomb } from '../src/testing/hostile-files.ts';
 import { rssMiB, sampleRss } from './lib.ts';
@@ -89,12 +90,14 @@ export async function benchDocuments(options: {
 
   const deckBytes = await heavyDeck(40, 22 * 1024 * 1024);
   const deck = await document('CIM.pdf');
+  // A text deck beside it, the kind of page most documents have, for the load on page images.
+  const teaser = await document('Teaser.pdf');
   const link = async (watermark: boolean) =>
     (
       await admin('POST', `/deal-rooms/${busyRoomId}/links`, {
         name: `Bench ${watermark ? 'marked' : 'plain'}`,
         watermark,
-        documentIds: [deck],
+        documentIds: [deck, teaser],
       })
     ).body.data.shortId as string;
   const plain = await link(false);
@@ -115,12 +118,17 @@ export async function benchDocuments(options: {
     await new Promise((r) => setTimeout(r, 200));
   }
   const renderSeconds = (Date.now() - uploaded) / 1000;
+  const teaserPut = await admin('PUT', `/documents/${teaser}/file`, await numberedPdf(12));
+  if (teaserPut.status !== 200) throw new Error(`the teaser's upload answered ${teaserPut.status}`);
+  const teaserPage = `${webBase}/v/${plain}/d/${teaser}/pages/12?w=1600`;
+  while ((await fetch(teaserPage, { headers: { cookie } })).status !== 200)
+    await new Promise((r) => setTimeout(r, 200));
 
   const firstPage = hasChromium ? await firstPageTimes(`${webBase}/v/${plain}/d/${deck}`) : undefined;
 
   const imageLoad = async (shortId: string): Promise<ImageLoad> => {
     const sessions = await Promise.all(Array.from({ length: connections }, () => opened(webBase, shortId)));
-    const url = imageOf(shortId, 1, 1600);
+    const url = `${webBase}/v/${shortId}/d/${teaser}/pages/1?w=1600`;
     const bytes = (await (await fetch(url, { headers: { cookie: sessions[0] as string } })).arrayBuffer())
       .byteLength;
     let n = 0;
@@ -150,8 +158,10 @@ export async function benchDocuments(options: {
   const pageImage = await imageLoad(plain);
   const pageImageMarked = await imageLoad(marked);
 
-  // A hostile upload, while /healthz on the web listener is asked every 100 ms.
+  // A hostile upload, while /healthz on the web listener is asked every 100 ms (the file is
+  // made first: compressing a GiB would stall this process's own asking).
   const bomb = await document('Bomb.pdf');
+  const bombBytes = inflationBomb(1024);
   const rssBeforeMiB = rssMiB(pid);
   const peak = sampleRss(pid);
   let healthzMaxMs = 0;
@@ -165,7 +175,7 @@ export async function benchDocuments(options: {
     }
   })();
   const hostileStarted = Date.now();
-  const hostile = await admin('PUT', `/documents/${bomb}/file`, inflationBomb(1024));
+  const hostile = await admin('PUT', `/documents/${bomb}/file`, bombBytes);
   const hostileSeconds = (Date.now() - hostileStarted) / 1000;
   // Its pages are drawn in the background, if it was accepted: a while more of watching.
   await new Promise((r) => setTimeout(r, 5000));

@@ -20,6 +20,9 @@ export interface ShownDocument {
   page_count: number;
   download_allowed: boolean;
   file_type: string | null;
+  /** The file's newest version, and its pages drawn so far. */
+  version_id: string | null;
+  pages_ready: number | null;
 }
 
 /** A link, with the documents its page asked for. */
@@ -44,7 +47,8 @@ export async function linkByShortId(
           SELECT json_agg(json_build_object(
                    'id', d.id, 'title', coalesce(d.display_name, d.name), 'page_count', d.page_count,
                    'download_allowed', coalesce(d.download_override, l.allow_download),
-                   'file_type', f.content_type) ORDER BY d.position, d.id)
+                   'file_type', f.content_type, 'version_id', f.version_id,
+                   'pages_ready', f.pages_ready) ORDER BY d.position, d.id)
             FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
            WHERE d.deal_room_id = l.deal_room_id AND d.status = 'published'
              ${shown === 'all' ? '' : 'AND d.id = $2::uuid'}
@@ -83,28 +87,19 @@ export async function shownPages(db: Queryable, documentId: string): Promise<Sho
   return { version: row.version, count: row.page_count, heights: row.heights ?? [] };
 }
 
-/** A page image of a document's newest version; `ready` false while the renderer has not reached it. */
+/** A page image of a version (empty: the page could not be drawn); undefined when not drawn yet. */
 export async function pageImage(
   db: Queryable,
-  documentId: string,
+  versionId: string,
   page: number,
   width: number,
-): Promise<{ versionId: string; ready: boolean; bytes: Uint8Array | null } | undefined> {
-  const [row] = await db.query<{
-    version_id: string;
-    page_count: number;
-    pages_ready: number;
-    bytes: Uint8Array | null;
-  }>(
-    `SELECT f.version_id, f.page_count, f.pages_ready, i.bytes
-       FROM document_files f
-       LEFT JOIN page_images i ON i.version_id = f.version_id AND i.page = $2 AND i.width = $3
-      WHERE f.document_id = $1`,
-    [documentId, page, width],
+): Promise<Uint8Array | undefined> {
+  const [row] = await db.query<{ bytes: Uint8Array }>(
+    'SELECT bytes FROM page_images WHERE version_id = $1 AND page = $2 AND width = $3',
+    [versionId, page, width],
     { prepared: 'link-page-image' },
   );
-  if (!row || page > row.page_count) return undefined;
-  return { versionId: row.version_id, ready: page <= row.pages_ready, bytes: row.bytes };
+  return row?.bytes;
 }
 
 /** Wrong passwords one address may try on one link in the window before it waits. */

@@ -68,6 +68,8 @@ const PageQuery = Type.Object({
 });
 /** Watermarked page images kept per process, so a page scrolled past again is not drawn again. */
 const WATERMARKED_CACHE_BYTES = 64 * 1024 * 1024;
+/** Page images as stored, kept per process: a version never changes, so they are always exact. */
+const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The public side: a share link's gate, its room page, the viewer, files, downloads and
@@ -305,6 +307,12 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     sizeCalculation: (image) => Math.max(1, image.byteLength),
     fetchMethod: (_key, _stale, { context }) => deps.files.watermark(context.image, context.lines),
   });
+  const images = new LRUCache<string, Uint8Array, { versionId: string; page: number; width: number }>({
+    maxSize: PAGE_CACHE_BYTES,
+    sizeCalculation: (image) => Math.max(1, image.byteLength),
+    fetchMethod: async (_key, _stale, { context }) =>
+      (await pageImage(write.db, context.versionId, context.page, context.width)) ?? new Uint8Array(),
+  });
   app.get(
     '/:shortId/d/:documentId/pages/:page',
     { schema: { params: PageParams, querystring: PageQuery } },
@@ -316,16 +324,20 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       const session = link ? await sessionOf(request, link) : undefined;
       const [document] = link?.documents ?? [];
       if (!link || !session || !document) throw NO_DOCUMENT();
-      const found = await pageImage(write.db, document.id, page, width);
-      if (!found) throw NO_DOCUMENT();
-      if (!found.ready) {
+      // Versions never change: a page's image is kept per process once read (64 MB at most).
+      const versionId = document.version_id;
+      if (!versionId || page > document.page_count) throw NO_DOCUMENT();
+      if (page > (document.pages_ready ?? 0)) {
         return reply.code(503).header('Retry-After', '2').header('Cache-Control', 'no-store').send();
       }
-      if (!found.bytes || found.bytes.byteLength === 0) throw linkRefusal('pageNotDrawn');
-      let image = found.bytes;
+      const stored = await images.fetch(`${versionId}/${page}/${width}`, {
+        context: { versionId, page, width },
+      });
+      if (!stored || stored.byteLength === 0) throw linkRefusal('pageNotDrawn');
+      let image = stored;
       if (link.watermark) {
         const lines = watermarkLines(session, link);
-        const key = `${found.versionId}/${page}/${width}/${lines.join('\n')}`;
+        const key = `${versionId}/${page}/${width}/${lines.join('\n')}`;
         try {
           image = (await marked.fetch(key, { context: { image, lines } })) ?? image;
         } catch (err) {
