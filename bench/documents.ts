@@ -121,8 +121,12 @@ export async function benchDocuments(options: {
   const teaserPut = await admin('PUT', `/documents/${teaser}/file`, await numberedPdf(12));
   if (teaserPut.status !== 200) throw new Error(`the teaser's upload answered ${teaserPut.status}`);
   const teaserPage = `${webBase}/v/${plain}/d/${teaser}/pages/12?w=1600`;
-  while ((await fetch(teaserPage, { headers: { cookie } })).status !== 200)
-    await new Promise((r) => setTimeout(r, 200));
+  const ready = async () => {
+    const answer = await fetch(teaserPage, { headers: { cookie } });
+    await answer.arrayBuffer();
+    return answer.status === 200;
+  };
+  while (!(await ready())) await new Promise((r) => setTimeout(r, 200));
 
   const firstPage = hasChromium ? await firstPageTimes(`${webBase}/v/${plain}/d/${deck}`) : undefined;
 
