@@ -15,6 +15,7 @@ const MIGRATIONS = [
   '010_dashboard',
   '011_document_versions',
   '012_webhook_test_sends',
+  '013_counted_attempts',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -452,7 +452,8 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect([wrongPassword.statusCode, wrongEmail.statusCode]).toEqual([401, 401]);
     expect(wrongPassword.body).toContain('Incorrect email or password');
     expect(wrongEmail.body).toContain('Incorrect email or password');
-    for (let i = 0; i < 8; i++) expect((await login(owner.email, `wrong ${i}`)).statusCode).toBe(401);
+    // 10 failures for this account from this address (the wrong email counts for the address only).
+    for (let i = 0; i < 9; i++) expect((await login(owner.email, `wrong ${i}`)).statusCode).toBe(401);
     const throttled = await login(owner.email, PASSWORD);
     expect(throttled.statusCode).toBe(429);
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
@@ -476,6 +477,37 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect((await owner.person.get('/app/rooms')).headers.location).toBe('/login?next=%2Fapp%2Frooms');
     // The invitation was single use.
     expect((await browser().get(owner.invitation.path)).statusCode).toBe(404);
+  });
+
+  it('counts a burst of sign-ins sent at once before any password is checked, and never locks the account for another address', async () => {
+    const owner = await member('owner');
+    const attacker = browser('198.51.100.201');
+    const page = await attacker.get('/login');
+    const token = /name="_form" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        attacker.post('/login', {
+          _form: token,
+          email: owner.email,
+          password: `wrong ${i}`,
+          next: '/app/rooms',
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    // The owner, from their own address, signs in all the same.
+    const own = browser('192.0.2.55');
+    const form = await own.get('/login');
+    const ownToken = /name="_form" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+    const signedIn = await own.post('/login', {
+      _form: ownToken,
+      email: owner.email,
+      password: PASSWORD,
+      next: '/app/rooms',
+    });
+    expect(signedIn.statusCode).toBe(303);
   });
 
   it('finds viewers by the start of their email, whatever its case, and shows one viewer’s timeline newest first', async () => {

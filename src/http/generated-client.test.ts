@@ -47,7 +47,7 @@ manage('updateDocument', { path: { id } }, { downloadOverride: false, position: 
 manage('publishDocument', { path: { id } });
 manage('unpublishDocument', { path: { id } });
 manage('deleteDocument', { path: { id } });
-manage('createLink', { path: { id } }, { name: 'Investors', password: 'pw', allowDownload: false, documentIds: [id], expiresAt: null });
+manage('createLink', { path: { id } }, { name: 'Investors', password: 'long enough', allowDownload: false, documentIds: [id], expiresAt: null });
 manage('updateLink', { path: { id } }, { enabled: true, password: null });
 manage('deactivateLink', { path: { id } });
 manage('deleteLink', { path: { id } });

@@ -256,6 +256,25 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect((await guesser.post(`/v/${shortId}`, { token, password: 'right one' })).statusCode).toBe(303);
   });
 
+  it('counts 60 wrong passwords sent at once one by one: 5 are 401, the rest 429, and a right one after is throttled too', async () => {
+    const { shortId } = await room({ password: 'a long link password' });
+    const burst = visitor('198.51.100.99');
+    const token = await burst.token(shortId);
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => burst.post(`/v/${shortId}`, { token, password: `wrong ${i}` })),
+    );
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+    // Another address is not held back by them.
+    const other = visitor('198.51.100.100');
+    const passed = await other.post(`/v/${shortId}`, {
+      token: await other.token(shortId),
+      password: 'a long link password',
+    });
+    expect(passed.statusCode).toBe(303);
+  });
+
   it('refuses a gate form without its token (another site cannot post it)', async () => {
     const { shortId } = await room({ requiresEmail: true });
     const response = await visitor().post(`/v/${shortId}`, { email: 'eve@example.com' });

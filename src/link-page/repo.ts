@@ -120,12 +120,19 @@ export async function recordGateFailure(
   linkId: string,
   address: string,
   at: Date,
+  attempt: string,
 ): Promise<void> {
-  await db.query('INSERT INTO gate_failures (link_id, address, failed_at) VALUES ($1, $2, $3)', [
+  await db.query('INSERT INTO gate_failures (link_id, address, failed_at, attempt) VALUES ($1, $2, $3, $4)', [
     linkId,
     address,
     at,
+    attempt,
   ]);
+}
+
+/** An attempt whose password was right is no failure. */
+export async function forgetGateAttempt(db: Queryable, attempt: string): Promise<void> {
+  await db.query('DELETE FROM gate_failures WHERE attempt = $1', [attempt]);
 }
 
 /** Forgets wrong passwords older than `before` (the worker's housekeeping). */

@@ -350,10 +350,14 @@ describe.each(storeKinds())('management API (%s store)', (kind) => {
     const first = await s.admin.post(`/deal-rooms/${roomId}/links`, {
       name: 'a',
       shortId: 'falcon-1',
-      password: 'hunter2',
+      password: 'hunter22',
     });
     expect(first.body.data).toMatchObject({ shortId: 'falcon-1', requiresPassword: true });
     expect(JSON.stringify(first.body)).not.toMatch(/hunter2|scrypt/);
+    // A link password is at least 8 characters.
+    const short = await s.admin.post(`/deal-rooms/${roomId}/links`, { name: 'c', password: 'hunter2' });
+    expect(short).toMatchObject({ status: 400, body: { code: 'validation_error' } });
+    expect(short.body.error).toMatch(/password/);
     const again = await s.admin.post(`/deal-rooms/${roomId}/links`, { name: 'b', shortId: 'falcon-1' });
     expect(again).toMatchObject({ status: 409, body: { code: 'conflict' } });
     const unset = await s.admin.patch(`/links/${first.body.data.id}`, { password: null });

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword, verifyPassword } from '../core/passwords.ts';
 import type { Queryable } from '../db/database.ts';
 import { teamExists } from '../teams/repo.ts';
+import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
 import * as repo from './repo.ts';
 import { isRole, type Role } from './roles.ts';
@@ -14,7 +15,12 @@ export const INVITATION_DAYS = 7;
 /** A session lasts this long from sign-in (and ends sooner at sign-out or a password change). */
 export const SESSION_DAYS = 14;
 /** Sign-in failures that make an account, or a client address, wait (contract.md section 8). */
-export const SIGN_IN_FAILURES = { limit: 10, windowMs: 15 * 60 * 1000 } as const;
+/** Failed sign-ins allowed in the window: per account and client address, and per address alone. */
+export const SIGN_IN_FAILURES = {
+  perAccountAndAddress: 10,
+  perAddress: 30,
+  windowMs: 15 * 60 * 1000,
+} as const;
 export const PASSWORD_LENGTH = { min: 10, max: 200 } as const;
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -143,8 +149,11 @@ export type SignInResult =
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 /**
- * Signs a person in by email and password. A wrong email and a wrong password are one answer;
- * 10 failures in 15 minutes for one account or one client address make both wait.
+ * Signs a person in by email and password. A wrong email and a wrong password are one answer.
+ * Failures are counted per account and client address (10 in 15 minutes) and per address (30):
+ * an account is never locked for an address that has not failed. Each attempt is counted
+ * before any password is checked, under a lock on its subjects, so a burst sent at once is
+ * counted one by one; a right password takes its own attempt back.
  */
 export async function signIn(
   ctx: WriteContext,
@@ -152,31 +161,42 @@ export async function signIn(
   password: string,
   client: Client,
 ): Promise<SignInResult> {
-  const now = ctx.clock.now();
-  const subjects = [`account:${email.trim().toLowerCase()}`, `address:${client.address}`];
-  const failures = await repo.recentFailures(
-    ctx.db,
-    subjects,
-    new Date(now.getTime() - SIGN_IN_FAILURES.windowMs),
-  );
-  const blocked = failures.filter((f) => f.count >= SIGN_IN_FAILURES.limit && f.oldest);
-  if (blocked.length > 0) {
-    const until = Math.max(...blocked.map((f) => (f.oldest as Date).getTime() + SIGN_IN_FAILURES.windowMs));
-    return {
-      ok: false,
-      reason: 'throttled',
-      retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
-    };
-  }
+  const account = email.trim().toLowerCase();
+  const limits = new Map([
+    [`account:${account}|address:${client.address}`, SIGN_IN_FAILURES.perAccountAndAddress],
+    [`address:${client.address}`, SIGN_IN_FAILURES.perAddress],
+  ]);
+  const subjects = [...limits.keys()];
+  const attempt = randomUUID();
+  const throttled = await inWrite(ctx, async (tx): Promise<SignInResult | undefined> => {
+    await exclusiveGuards(tx, subjects);
+    const failures = await repo.recentFailures(
+      tx,
+      subjects,
+      new Date(tx.now.getTime() - SIGN_IN_FAILURES.windowMs),
+    );
+    const blocked = failures.filter((f) => f.count >= (limits.get(f.subject) ?? 0) && f.oldest);
+    if (blocked.length > 0) {
+      const until = Math.max(...blocked.map((f) => (f.oldest as Date).getTime() + SIGN_IN_FAILURES.windowMs));
+      return {
+        ok: false,
+        reason: 'throttled',
+        retryAfterSeconds: Math.max(1, Math.ceil((until - tx.now.getTime()) / 1000)),
+      };
+    }
+    await repo.recordFailures(tx, subjects, tx.now, attempt);
+    return undefined;
+  });
+  if (throttled) return throttled;
   const user =
     password.length <= PASSWORD_LENGTH.max ? await repo.userByEmail(ctx.db, email.trim()) : undefined;
   // A missing account costs the same scrypt as a wrong password, so timing tells nothing.
   const matches = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user?.password_hash || !matches) {
-    await repo.recordFailures(ctx.db, subjects, now);
-    return { ok: false, reason: 'wrong' };
-  }
-  const session = await inWrite(ctx, (tx) => openSession(tx, user.id, client));
+  if (!user?.password_hash || !matches) return { ok: false, reason: 'wrong' };
+  const session = await inWrite(ctx, async (tx) => {
+    await repo.forgetAttempt(tx, attempt);
+    return openSession(tx, user.id, client);
+  });
   return { ok: true, session };
 }
 

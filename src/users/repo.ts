@@ -249,9 +249,19 @@ export async function recentFailures(
   );
 }
 
-export async function recordFailures(db: Queryable, subjects: string[], at: Date): Promise<void> {
-  await db.query('INSERT INTO sign_in_failures (subject, failed_at) SELECT unnest($1::text[]), $2', [
-    subjects,
-    at,
-  ]);
+export async function recordFailures(
+  db: Queryable,
+  subjects: string[],
+  at: Date,
+  attempt: string,
+): Promise<void> {
+  await db.query(
+    'INSERT INTO sign_in_failures (subject, failed_at, attempt) SELECT unnest($1::text[]), $2, $3',
+    [subjects, at, attempt],
+  );
+}
+
+/** A sign-in whose password was right is no failure. */
+export async function forgetAttempt(db: Queryable, attempt: string): Promise<void> {
+  await db.query('DELETE FROM sign_in_failures WHERE attempt = $1', [attempt]);
 }
