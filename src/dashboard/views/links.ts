@@ -71,7 +71,7 @@ export function linkForm(
         : ''
     }
     <div class="field"><label for="link-password">Password</label>${password.message}<input id="link-password" name="password" type="password" autocomplete="new-password" maxlength="200"${password.attributes}>
-      <p class="hint" id="link-password-hint">${link ? 'Used when the setting above is “Set or change”.' : 'Optional.'}</p></div>
+      <p class="hint" id="link-password-hint">${link ? 'At least 8 characters; used when the setting above is “Set or change”.' : 'Optional; at least 8 characters.'}</p></div>
     <div class="field"><label for="link-expiry">Expires (UTC)</label>${expiry.message}<input id="link-expiry" name="expiresAt" type="datetime-local" value="${typed(form, 'expiresAt', expires)}"${expiry.attributes}>
       <p class="hint" id="link-expiry-hint">Empty: never.</p></div>
   </fieldset>
