@@ -18,8 +18,20 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-/** A person's email address: something before and after one @, the domain with a dot; 320 at most. */
-export const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+/**
+ * What no part of an email address may hold: spaces and controls, the characters that make one
+ * string several addresses or a display name (`, ; : < > ( ) [ ] \ "`), and the controls that
+ * reverse how text is shown (U+202A-U+202E, U+2066-U+2069).
+ */
+const NOT_IN_EMAIL = '\\s@,;:<>()\\[\\]\\\\"\\u0000-\\u001f\\u007f\\u202a-\\u202e\\u2066-\\u2069';
+
+/**
+ * A person's email address: a local part of 1 to 64 characters, one @, and a domain of dotted
+ * labels (international ones as they are written: почта@пример.рф); 320 at most.
+ */
+export const EMAIL = new RegExp(
+  `^[^${NOT_IN_EMAIL}]{1,64}@[^${NOT_IN_EMAIL}.]+(?:\\.[^${NOT_IN_EMAIL}.]+)+$`,
+);
 
 export const isEmail = (value: string): boolean => value.length <= 320 && EMAIL.test(value);
 

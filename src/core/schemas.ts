@@ -6,7 +6,16 @@ import { PaginationSchema } from './envelope.ts';
  * API's schemas plus the settings only the dashboard sees; request bodies refuse unknown fields.
  */
 export const strict = { additionalProperties: false } as const;
-export const Name = (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
+/**
+ * A name: 1 to `max` characters, not blank, without the controls that reverse how text is
+ * shown (U+202A-U+202E, U+2066-U+2069), so a name cannot pass itself off as another.
+ */
+export const Name = (max = 200) =>
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: '^(?=[\\s\\S]*\\S)[^\\u202a-\\u202e\\u2066-\\u2069]*$',
+  });
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});
 /** A resource as the management API shows it: the read API's shape, and what only its writers see. */

@@ -161,6 +161,25 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const team = (
       await db.query<{ team_id: string }>('SELECT team_id FROM users WHERE email = $1', [email])
     )[0]?.team_id as string;
+    // One address, not two: an invitation is mailed to one person.
+    const two = await person.post('/app/settings/users', {
+      _csrf,
+      email: 'victim,attacker@evil.example',
+      role: 'member',
+    });
+    expect(two.statusCode).toBe(400);
+    expect(two.body).toContain('Enter a valid email');
+    // A new invitation replaces the earlier one: only the latest address works.
+    const first = await inviteUser(
+      { db, clock, appUrl: '' },
+      { teamId: team, email: 'twice@team.example', role: 'member' },
+    );
+    const second = await inviteUser(
+      { db, clock, appUrl: '' },
+      { teamId: team, email: 'twice@team.example', role: 'member' },
+    );
+    expect((await browser().get(first.path)).statusCode).toBe(404);
+    expect((await browser().get(second.path)).statusCode).toBe(200);
     const room = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Form room' })).body.data
       .id as string;
     const link = await person.post(`/app/rooms/${room}/links`, {

@@ -6,6 +6,7 @@ import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { FormBody } from '../core/schemas.ts';
+import { withoutDirectionControls } from '../core/text.ts';
 import { fileChunks, type StoredFile, storedFile, withLocalCopy } from '../documents/files.ts';
 import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
@@ -198,7 +199,10 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     const link = await openLink(shortId);
     const visitorId = visitorOf(request, reply);
     const body: Partial<Record<string, string>> = request.body;
-    const form = { email: body.email?.trim().slice(0, 320), name: body.name?.trim().slice(0, 200) };
+    const form = {
+      email: body.email?.trim().slice(0, 320),
+      name: body.name === undefined ? undefined : withoutDirectionControls(body.name).trim().slice(0, 200),
+    };
     const signer = await deps.signer();
     if (!signer.checkFormToken(shortId, visitorId, body.token)) {
       const message = 'This form has expired. Please try again.';

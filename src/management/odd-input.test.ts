@@ -45,6 +45,28 @@ describe.each(storeKinds())('odd input to the management API (%s store)', (kind)
     }
   });
 
+  it('refuses names that reverse how text is shown, a viewer’s name included', async () => {
+    const { teamId, roomId, linkId, documentId } = await setup();
+    const cases: [string, unknown, string][] = [
+      [`/teams/${teamId}/deal-rooms`, { name: 'Deck\u202Efdp.exe' }, 'name'],
+      [`/deal-rooms/${roomId}/links`, { name: 'Investors \u2067x' }, 'name'],
+      [
+        `/links/${linkId}/views`,
+        { documentId, viewer: { email: 'a@b.example', name: 'Ann\u202E' } },
+        'viewer.name',
+      ],
+    ];
+    for (const [url, body, field] of cases) {
+      const res = await s.admin.post(url, body);
+      expect({ body, status: res.status, code: res.body.code }).toEqual({
+        body,
+        status: 400,
+        code: 'validation_error',
+      });
+      expect(res.body.error).toMatch(new RegExp(`^${field.replace('.', '\\.')}`));
+    }
+  });
+
   it('refuses poisoned view starts alone, before they join a batch', async () => {
     const { linkId, documentId } = await setup();
     const starts = Array.from({ length: 30 }, (_, i) => ({
@@ -141,8 +163,8 @@ describe.each(storeKinds())('odd input to the management API (%s store)', (kind)
     expect(row?.fingerprint).toBe(createHmac('sha256', ADMIN_TOKEN).update(request).digest('hex'));
     // A repeat is still recognised, and another body under the same key still refused.
     expect((await s.admin.post(url, body, { 'idempotency-key': key })).status).toBe(201);
-    expect((await s.admin.post(url, { ...body, password: 'another guess' }, { 'idempotency-key': key })).status).toBe(
-      409,
-    );
+    expect(
+      (await s.admin.post(url, { ...body, password: 'another guess' }, { 'idempotency-key': key })).status,
+    ).toBe(409);
   });
 });

@@ -63,6 +63,8 @@ export async function inviteUser(
         { id: newId(tx.now.getTime()), teamId: input.teamId, email, role: input.role },
         tx.now,
       );
+    // A new invitation replaces any earlier one still open: only the latest address works.
+    await repo.withdrawInvitations(tx, user.id, tx.now);
     const secret = token();
     const expiresAt = new Date(tx.now.getTime() + INVITATION_DAYS * 86_400_000);
     await repo.insertInvitation(tx, { tokenHash: sha256(secret), userId: user.id, expiresAt }, tx.now);

@@ -77,6 +77,14 @@ export async function countOwners(tx: Queryable, teamId: string): Promise<number
   return row?.n ?? 0;
 }
 
+/** Ends the open invitations of a user (a newer one replaces them). */
+export async function withdrawInvitations(tx: Queryable, userId: string, at: Date): Promise<void> {
+  await tx.query(
+    'UPDATE invitations SET expires_at = $2 WHERE user_id = $1 AND used_at IS NULL AND expires_at > $2',
+    [userId, at],
+  );
+}
+
 export async function insertInvitation(
   tx: Queryable,
   invitation: { tokenHash: string; userId: string; expiresAt: Date },
