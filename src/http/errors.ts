@@ -14,18 +14,42 @@ declare module 'fastify' {
   }
 }
 
+/** Route parameters that are secrets in themselves: a share link's short id, an invitation's token. */
+const SECRET_PARAMS = new Set(['shortId', 'token']);
+
+/**
+ * The address as the log keeps it: a share link's short id or an invitation's token is a key
+ * to what it opens, so it is written as `…`; everything else as requested.
+ */
+export function loggedUrl(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (!pattern || ![...SECRET_PARAMS].some((name) => pattern.includes(`:${name}`))) return request.url;
+  const params = (request.params ?? {}) as Record<string, string>;
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  return (
+    pattern.replace(/:(\w+)/g, (_match, name: string) =>
+      SECRET_PARAMS.has(name) ? '…' : encodeURIComponent(params[name] ?? ''),
+    ) + query
+  );
+}
+
 /** One line per request: info, or debug for 401s, 429s, 503s, health probes and requests failed by an outage. */
 export function logCompletion(app: FastifyInstance): void {
   app.decorateRequest('quietCompletion', false);
   app.addHook('onRequest', async (request) => {
-    request.log.debug({ method: request.method, url: request.url }, 'request received');
+    request.log.debug({ method: request.method, url: loggedUrl(request) }, 'request received');
   });
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
     const probe = request.routeOptions.url === '/healthz' || request.routeOptions.url === '/readyz';
     const quiet = status === 401 || status === 429 || status === 503 || probe || request.quietCompletion;
     request.log[quiet ? 'debug' : 'info'](
-      { method: request.method, url: request.url, statusCode: status, responseTime: reply.elapsedTime },
+      {
+        method: request.method,
+        url: loggedUrl(request),
+        statusCode: status,
+        responseTime: reply.elapsedTime,
+      },
       'request completed',
     );
   });
