@@ -238,12 +238,21 @@ export async function changeRole(ctx: WriteContext, userId: string, role: Role):
   return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
     if (!user) throw fail('userNotFound');
-    if (user.role === 'owner' && role !== 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
+    if (user.role === 'owner' && role !== 'owner' && (await ownersLeft(tx, user.team_id)) <= 1) {
       throw fail('lastOwner');
     }
     await repo.setUserRole(tx, userId, role, tx.now);
     return { id: userId, email: user.email, before: user.role, after: role };
   });
+}
+
+/**
+ * The team's owners, counted under a lock on the team's owner set: two owners demoting or
+ * removing each other at once are decided one after the other, so one of them stays.
+ */
+async function ownersLeft(tx: Queryable, teamId: string): Promise<number> {
+  await exclusiveGuards(tx, [`owners:${teamId}`]);
+  return repo.countOwners(tx, teamId);
 }
 
 /** Removes a teammate (of the write's team; their sessions end with them); a team always keeps one owner. */
@@ -255,7 +264,7 @@ export async function removeUser(
   return inWrite(ctx, async (tx) => {
     const user = await repo.userById(tx, userId, true);
     if (!user) throw fail('userNotFound');
-    if (user.role === 'owner' && (await repo.countOwners(tx, user.team_id)) <= 1) {
+    if (user.role === 'owner' && (await ownersLeft(tx, user.team_id)) <= 1) {
       throw fail('lastOwner');
     }
     await repo.deleteUserRow(tx, userId);
