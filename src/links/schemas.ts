@@ -54,7 +54,10 @@ const linkFields = {
   enabled: Type.Optional(Type.Boolean()),
   requiresEmail: Type.Optional(Type.Boolean()),
   password: Type.Optional(
-    Nullable(Type.String({ minLength: 8, maxLength: 200 }), 'At least 8 characters; stored hashed, never returned'),
+    Nullable(
+      Type.String({ minLength: 8, maxLength: 200 }),
+      'At least 8 characters; stored hashed, never returned',
+    ),
   ),
   expiresAt: Type.Optional(Nullable(When('When the link stops working; null: never'))),
   allowDownload: Type.Optional(Type.Boolean()),
