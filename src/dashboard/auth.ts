@@ -10,8 +10,16 @@ import { canChange, canManageUsers, type Role } from '../users/roles.ts';
 import { refusal } from './errors.ts';
 
 export const USER_COOKIE = 'dr_user';
+/**
+ * The session cookie's name: over https with the `__Host-` prefix, which a browser accepts
+ * only from this host, secure and for the whole site, so no sibling domain can set or
+ * overwrite it.
+ */
+export const userCookieName = (secure: boolean): string => (secure ? `__Host-${USER_COOKIE}` : USER_COOKIE);
 /** A session's last-seen time is written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
+/** A session not used for this long has ended (it lasts 14 days at most in any case). */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
 /** The signed-in person a dashboard request is made by. */
 export interface DashboardUser {
@@ -32,11 +40,11 @@ export const actorOf = (user: DashboardUser): UserActor => ({
 });
 
 export function sessionCookie(token: string, secure: boolean): string {
-  return cookie(USER_COOKIE, token, { path: '/', maxAgeSeconds: SESSION_DAYS * 86_400, secure });
+  return cookie(userCookieName(secure), token, { path: '/', maxAgeSeconds: SESSION_DAYS * 86_400, secure });
 }
 
 export function endedSessionCookie(secure: boolean): string {
-  return cookie(USER_COOKIE, '', { path: '/', maxAgeSeconds: 0, secure });
+  return cookie(userCookieName(secure), '', { path: '/', maxAgeSeconds: 0, secure });
 }
 
 /** The user of a request's session cookie; undefined when it names no live session (or was tampered with). */
@@ -44,12 +52,15 @@ export async function currentUser(
   db: Database,
   clock: Clock,
   request: FastifyRequest,
+  secure: boolean,
 ): Promise<DashboardUser | undefined> {
-  const token = readCookies(request.headers.cookie).get(USER_COOKIE);
+  const token = readCookies(request.headers.cookie).get(userCookieName(secure));
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const now = clock.now();
   const found = await sessionByHash(db, sha256(token), now);
   if (!found) return undefined;
+  // Left unused for 12 hours, a session has ended: the next request signs in again.
+  if (now.getTime() - found.session.last_seen_at.getTime() > SESSION_IDLE_MS) return undefined;
   if (now.getTime() - found.session.last_seen_at.getTime() > TOUCH_EVERY_MS) {
     await touchSession(db, found.session.id, now);
   }
@@ -70,8 +81,9 @@ export async function requireUser(
   clock: Clock,
   request: FastifyRequest,
   reply: FastifyReply,
+  secure: boolean,
 ): Promise<DashboardUser | undefined> {
-  const user = await currentUser(db, clock, request);
+  const user = await currentUser(db, clock, request, secure);
   if (user) return user;
   const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   await reply.code(303).header('Location', `/login${next}`).send();

@@ -14,6 +14,8 @@ import { problem, publicPage } from './layout.ts';
 
 /** The pre-sign-in cookie a sign-in or invitation form's token is bound to (login CSRF). */
 const FORM_COOKIE = 'dr_form';
+/** Its name as set: `__Host-` over https, as the session's (auth.ts). */
+const formCookieName = (secure: boolean) => (secure ? `__Host-${FORM_COOKIE}` : FORM_COOKIE);
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) });
 const TokenParams = Type.Object({ token: Type.String() });
 
@@ -26,18 +28,22 @@ function nextOf(value: unknown): string {
 
 export const signInRoutes: Route = (app, deps) => {
   const formToken = async (request: FastifyRequest, reply: FastifyReply, purpose: string) => {
-    let nonce = readCookies(request.headers.cookie).get(FORM_COOKIE);
+    let nonce = readCookies(request.headers.cookie).get(formCookieName(deps.secureCookies));
     if (!nonce || !/^[A-Za-z0-9_-]{22}$/.test(nonce)) {
       nonce = randomBytes(16).toString('base64url');
       reply.header(
         'Set-Cookie',
-        cookie(FORM_COOKIE, nonce, { path: '/', maxAgeSeconds: 3600, secure: deps.secureCookies }),
+        cookie(formCookieName(deps.secureCookies), nonce, {
+          path: '/',
+          maxAgeSeconds: 3600,
+          secure: deps.secureCookies,
+        }),
       );
     }
     return (await deps.signer()).formToken(purpose, nonce);
   };
   const checkFormToken = async (request: FastifyRequest, purpose: string, sent: string) => {
-    const nonce = readCookies(request.headers.cookie).get(FORM_COOKIE);
+    const nonce = readCookies(request.headers.cookie).get(formCookieName(deps.secureCookies));
     return nonce !== undefined && sameToken(sent, (await deps.signer()).formToken(purpose, nonce));
   };
 
@@ -45,7 +51,8 @@ export const signInRoutes: Route = (app, deps) => {
   app.get('/app', async (_request, reply) => redirect(reply, '/app/rooms'));
 
   app.get('/login', { schema: { querystring: NextQuery } }, async (request, reply) => {
-    if (await currentUser(deps.db, deps.clock, request)) return redirect(reply, '/app/rooms');
+    if (await currentUser(deps.db, deps.clock, request, deps.secureCookies))
+      return redirect(reply, '/app/rooms');
     const next = nextOf(request.query.next);
     return htmlPage(reply, signInPage(await formToken(request, reply, 'login'), next));
   });
@@ -76,7 +83,7 @@ export const signInRoutes: Route = (app, deps) => {
   });
 
   app.post('/logout', { schema: { body: FormBody } }, async (request, reply) => {
-    const user = await currentUser(deps.db, deps.clock, request);
+    const user = await currentUser(deps.db, deps.clock, request, deps.secureCookies);
     if (user) {
       if (!sameToken(formOf(request.body).get('_csrf'), user.csrf)) {
         throw refusal('formExpired');

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import { createMetrics } from '../core/metrics.ts';
+import type { Database } from '../db/database.ts';
+import { createTeam } from '../teams/commands.ts';
+import { openTestStore } from '../testing/stores.ts';
+import { createViewStartWriter } from '../tracking/view-starts.ts';
+import { acceptInvitation, inviteUser } from '../users/commands.ts';
+import { buildWebApp } from '../web/app.ts';
+
+// Served over https (APP_URL), as in production.
+describe('dashboard sessions over https', () => {
+  let db: Database;
+  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  beforeAll(async () => {
+    db = await openTestStore('embedded');
+    web = await buildWebApp({
+      db,
+      clock,
+      appUrl: 'https://rooms.example',
+      logger: { level: 'silent' },
+      metrics: createMetrics(),
+      startView: createViewStartWriter(),
+    });
+    await web.ready();
+  });
+  afterAll(async () => {
+    await web?.close();
+    await db?.close();
+  });
+
+  const signedIn = async () => {
+    const ctx = { db, clock, appUrl: '' };
+    const team = await createTeam(ctx, { name: 'Secure' });
+    const invitation = await inviteUser(ctx, {
+      teamId: team.id,
+      email: `o${Date.now()}@secure.example`,
+      role: 'owner',
+    });
+    const secret = invitation.path.split('/').at(-1) as string;
+    return acceptInvitation(ctx, secret, 'a long enough password', {
+      userAgent: 'test',
+      address: '192.0.2.1',
+    });
+  };
+  const rooms = (cookie: string) => web.inject({ url: '/app/rooms', headers: { cookie } });
+
+  it('names its cookies with the __Host- prefix, and reads no other name', async () => {
+    const login = await web.inject({ url: '/login' });
+    expect(String(login.headers['set-cookie'])).toMatch(/^__Host-dr_form=[^;]+;.*Path=\/;.*Secure/);
+    const { token } = await signedIn();
+    expect((await rooms(`__Host-dr_user=${token}`)).statusCode).toBe(200);
+    // The same value under a name any subdomain could have set is not a session.
+    expect((await rooms(`dr_user=${token}`)).statusCode).toBe(303);
+  });
+
+  it('ends a session left unused for 12 hours', async () => {
+    const { token } = await signedIn();
+    expect((await rooms(`__Host-dr_user=${token}`)).statusCode).toBe(200);
+    clock.advance(11 * 60 * 60 * 1000);
+    expect((await rooms(`__Host-dr_user=${token}`)).statusCode).toBe(200);
+    clock.advance(12 * 60 * 60 * 1000 + 60_000);
+    const idle = await rooms(`__Host-dr_user=${token}`);
+    expect(idle.statusCode).toBe(303);
+    expect(idle.headers.location).toBe('/login?next=%2Fapp%2Frooms');
+  });
+});
