@@ -7,6 +7,25 @@ export interface RateLimits {
 
 export const DEFAULT_LIMITS: RateLimits = { perKey: 1000, perTeam: 3000, windowMs: 3_600_000 };
 
+/** The link pages' limits per visitor cookie (an address gets several times more: link-page/limits.ts). */
+export interface LinkPageLimits {
+  /** LINK_PAGES_PER_MINUTE: gate, room and viewer pages a visitor may load in a minute. */
+  pagesPerMinute: number;
+  /** LINK_VIEWS_PER_MINUTE: documents a visitor may open (views started) in a minute. */
+  viewsPerMinute: number;
+  /** LINK_REPORTS_PER_MINUTE: reading reports a visitor may send in a minute (a reader sends 6). */
+  reportsPerMinute: number;
+  /** LINK_NEW_VISITORS_PER_HOUR: anonymous visitors one address may become in an hour. */
+  newVisitorsPerHour: number;
+}
+
+export const DEFAULT_LINK_PAGE_LIMITS: LinkPageLimits = {
+  pagesPerMinute: 120,
+  viewsPerMinute: 30,
+  reportsPerMinute: 120,
+  newVisitorsPerHour: 100,
+};
+
 /** The limits every file is read, drawn and stamped within (contract.md section 7). */
 export interface FileLimits {
   /** FILE_MAX_PAGES: a PDF with more pages is refused (422 unprocessable_file). */
@@ -47,6 +66,7 @@ export interface Config {
   /** The web app (the link page): its listener, and the largest document file accepted. */
   web: { port: number; host: string; fileMaxBytes: number };
   files: FileLimits;
+  linkPages: LinkPageLimits;
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -158,6 +178,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxPixels: DEFAULT_FILE_LIMITS.maxPixels,
   };
 
+  const linkPages: LinkPageLimits = {
+    pagesPerMinute: positive('LINK_PAGES_PER_MINUTE', DEFAULT_LINK_PAGE_LIMITS.pagesPerMinute),
+    viewsPerMinute: positive('LINK_VIEWS_PER_MINUTE', DEFAULT_LINK_PAGE_LIMITS.viewsPerMinute),
+    reportsPerMinute: positive('LINK_REPORTS_PER_MINUTE', DEFAULT_LINK_PAGE_LIMITS.reportsPerMinute),
+    newVisitorsPerHour: positive('LINK_NEW_VISITORS_PER_HOUR', DEFAULT_LINK_PAGE_LIMITS.newVisitorsPerHour),
+  };
+
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
     problems.push('MIGRATE_ON_START must be true or false');
@@ -195,6 +222,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     management,
     web,
     files,
+    linkPages,
     webhooks,
     mail,
     migrateOnStart,

@@ -18,6 +18,7 @@ import type { DeliveryWorker } from './delivery/worker.ts';
 import { removeStaleFolders } from './documents/files.ts';
 import { type Renderer, startRenderer } from './documents/renderer.ts';
 import type { HealthCheck } from './health/routes.ts';
+import { createLinkPageLimiter } from './link-page/limits.ts';
 import { invitationMailer } from './mail/invitations.ts';
 import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
@@ -219,6 +220,13 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       }
       if (wantsWeb) {
         const mailer = invitationMailer(config.mail);
+        const linkLimiter = createLinkPageLimiter(config.linkPages, {
+          redisUrl: config.redisUrl,
+          keyPrefix: config.redisKeyPrefix,
+          logger,
+          metrics,
+        });
+        closers.push(() => linkLimiter.close());
         if (mailer) closers.push(() => mailer.close());
         const web = await buildWebApp({
           db: writeDb ?? db,
@@ -230,6 +238,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           allowPrivateUrls: config.webhooks.allowPrivateUrls,
           fileMaxBytes: config.web.fileMaxBytes,
           files,
+          linkLimiter,
           mailer,
           writeContext,
           reportReading: createReadingWriter(),

@@ -169,6 +169,11 @@ export const ERRORS = {
     message:
       'The people who shared this document have not allowed it to be downloaded. You can still read it online.',
   },
+  tooManyLinkRequests: {
+    code: 'rate_limit',
+    title: tooMany,
+    message: 'Too many requests from this browser or network. Wait a moment and try again.',
+  },
   tooManyPasswords: {
     code: 'rate_limit',
     title: tooMany,

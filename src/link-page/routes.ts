@@ -17,6 +17,7 @@ import type { ViewerInput } from '../tracking/viewers.ts';
 import type { WriteContext } from '../write/transaction.ts';
 import { asPage, linkRefusal, NO_DOCUMENT, NO_LINK, NOT_ACTIVE } from './errors.ts';
 import { checkLinkPassword } from './gate.ts';
+import type { LinkPageAction, LinkPageLimiter } from './limits.ts';
 import {
   type PublicLink,
   pageImage,
@@ -51,6 +52,8 @@ export interface LinkPageDeps {
   secureCookies: boolean;
   /** The threads that draw watermarks and stamp downloads (rendering/pool.ts). */
   files: FileWork;
+  /** The link pages' limits per visitor and address (limits.ts). */
+  limiter: LinkPageLimiter;
   /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
   findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
 }
@@ -89,11 +92,34 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return link;
   }
 
-  /** The visitor's long-lived anonymous id, set when it has none. */
-  function visitorOf(request: FastifyRequest, reply: FastifyReply): string {
+  /** The visitor id a request carries in its cookie (or was given by this request). */
+  const visitors = new WeakMap<FastifyRequest, string>();
+  function givenVisitor(request: FastifyRequest): string | undefined {
+    const known = visitors.get(request);
+    if (known) return known;
     const given = readCookies(request.headers.cookie).get(VISITOR_COOKIE);
-    if (given && VISITOR_ID.test(given)) return given;
+    return given && VISITOR_ID.test(given) ? given : undefined;
+  }
+
+  /**
+   * Counts a request towards the link pages' limits (limits.ts), per visitor cookie (or, before
+   * it has one, per address) and per address; past them, a 429 page with Retry-After.
+   */
+  async function limit(action: LinkPageAction, request: FastifyRequest): Promise<void> {
+    const visitor = givenVisitor(request) ?? `address:${request.ip}`;
+    const wait = await deps.limiter.consume(action, visitor, request.ip, write.clock.now().getTime());
+    if (wait !== undefined) {
+      throw linkRefusal('tooManyLinkRequests', { headers: { 'Retry-After': String(wait) } });
+    }
+  }
+
+  /** The visitor's long-lived anonymous id, set when it has none (a new visitor, counted per address). */
+  async function visitorOf(request: FastifyRequest, reply: FastifyReply): Promise<string> {
+    const given = givenVisitor(request);
+    if (given) return given;
+    await limit('newVisitor', request);
     const fresh = newVisitorId();
+    visitors.set(request, fresh);
     reply.header(
       'Set-Cookie',
       cookie(VISITOR_COOKIE, fresh, {
@@ -141,7 +167,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     shortId: string,
     link: PublicLink,
   ): Promise<{ session: LinkSession; visitorId: string } | undefined> {
-    const visitorId = visitorOf(request, reply);
+    const visitorId = await visitorOf(request, reply);
     const now = write.clock.now();
     const seconds = Math.floor(now.getTime() / 1000);
     let session = await sessionOf(request, link);
@@ -167,10 +193,11 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
 
   app.get('/:shortId', { schema: { params: LinkParams } }, async (request, reply) => {
     const { shortId } = request.params;
+    await limit('page', request);
     const link = await openLink(shortId, 'all');
     const passed = await passedSession(request, reply, shortId, link);
     if (!passed) {
-      const visitorId = visitorOf(request, reply);
+      const visitorId = await visitorOf(request, reply);
       return html(reply, 200, await gate(shortId, link, visitorId));
     }
     return html(reply, 200, roomPage({ shortId, roomName: link.room_name, documents: link.documents }));
@@ -196,8 +223,9 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
 
   app.post('/:shortId', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
     const { shortId } = request.params;
+    await limit('page', request);
     const link = await openLink(shortId);
-    const visitorId = visitorOf(request, reply);
+    const visitorId = await visitorOf(request, reply);
     const body: Partial<Record<string, string>> = request.body;
     const form = {
       email: body.email?.trim().slice(0, 320),
@@ -277,7 +305,9 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   }
 
   app.get('/:shortId/d/:documentId', { schema: { params: DocumentParams } }, async (request, reply) => {
+    await limit('page', request);
     const { shortId, link, document, session, visitorId } = await documentFor(request, request.params, reply);
+    await limit('view', request);
     let view: { id: string };
     try {
       view = await deps.startView(write, link.id, {
@@ -361,6 +391,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     '/:shortId/d/:documentId/download',
     { schema: { params: DocumentParams } },
     async (request, reply) => {
+      await limit('page', request);
       const { link, document, session, visitorId } = await documentFor(request, request.params, reply);
       const file = await storedFile(write.db, document.id);
       if (!file) throw NO_DOCUMENT();
@@ -442,6 +473,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     { schema: { params: ReportParams, body: Type.String({ maxLength: 64 * 1024 }) } },
     async (request, reply) => {
       const { shortId, viewId } = request.params;
+      await limit('report', request);
       const signer = await deps.signer();
       const session = await signedSession(request);
       const body = readingReportOf(request.body);

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { DEFAULT_LINK_PAGE_LIMITS } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ApiError } from '../core/errors.ts';
 import { html } from '../core/html.ts';
@@ -19,6 +20,7 @@ import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { linkRefusal, PageError } from '../link-page/errors.ts';
+import { createLinkPageLimiter, type LinkPageLimiter } from '../link-page/limits.ts';
 import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
 import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
@@ -43,6 +45,8 @@ export interface WebDeps {
   fileMaxBytes?: number | undefined;
   /** The process's file threads (server.ts); the shared ones when absent. */
   files?: FileWork | undefined;
+  /** The link pages' limits (server.ts, shared through Redis when set); the defaults in this process when absent. */
+  linkLimiter?: LinkPageLimiter | undefined;
   /** Mails the dashboard's invitations (SMTP_URL). */
   mailer?: InvitationMailer | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
@@ -158,6 +162,9 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     secureCookies: secure,
     findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
     files,
+    limiter:
+      deps.linkLimiter ??
+      createLinkPageLimiter(DEFAULT_LINK_PAGE_LIMITS, { logger: app.log, metrics: deps.metrics }),
     signer: signerOnce,
   };
   app.register(async (scope: TypedFastify) => linkPageRoutes(scope, linkPage), { prefix: '/v' });
