@@ -67,6 +67,8 @@ export interface Config {
   web: { port: number; host: string; fileMaxBytes: number };
   files: FileLimits;
   linkPages: LinkPageLimits;
+  /** DASHBOARD_IDLE_HOURS: a dashboard session unused this long has ended (default 12). */
+  dashboardIdleHours: number;
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -185,6 +187,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     newVisitorsPerHour: positive('LINK_NEW_VISITORS_PER_HOUR', DEFAULT_LINK_PAGE_LIMITS.newVisitorsPerHour),
   };
 
+  const dashboardIdleHours = positive('DASHBOARD_IDLE_HOURS', 12);
+
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
     problems.push('MIGRATE_ON_START must be true or false');
@@ -223,6 +227,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     web,
     files,
     linkPages,
+    dashboardIdleHours,
     webhooks,
     mail,
     migrateOnStart,

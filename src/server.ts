@@ -239,6 +239,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           fileMaxBytes: config.web.fileMaxBytes,
           files,
           linkLimiter,
+          sessionIdleMs: config.dashboardIdleHours * 3_600_000,
           mailer,
           writeContext,
           reportReading: createReadingWriter(),

@@ -21,9 +21,10 @@ export function StringEnum<const T extends readonly string[]>(
 /**
  * What no part of an email address may hold: spaces and controls, the characters that make one
  * string several addresses or a display name (`, ; : < > ( ) [ ] \ "`), and the controls that
- * reverse how text is shown (U+202A-U+202E, U+2066-U+2069).
+ * reverse how text is shown (U+202A-U+202E, U+2066-U+2069) or hide in it (U+200B, U+2060, U+FEFF).
  */
-const NOT_IN_EMAIL = '\\s@,;:<>()\\[\\]\\\\"\\u0000-\\u001f\\u007f\\u202a-\\u202e\\u2066-\\u2069';
+const NOT_IN_EMAIL =
+  '\\s@,;:<>()\\[\\]\\\\"\\u0000-\\u001f\\u007f\\u200b\\u2060\\ufeff\\u202a-\\u202e\\u2066-\\u2069';
 
 /**
  * A person's email address: a local part of 1 to 64 characters, one @, and a domain of dotted

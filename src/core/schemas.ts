@@ -8,13 +8,14 @@ import { PaginationSchema } from './envelope.ts';
 export const strict = { additionalProperties: false } as const;
 /**
  * A name: 1 to `max` characters, not blank, without the controls that reverse how text is
- * shown (U+202A-U+202E, U+2066-U+2069), so a name cannot pass itself off as another.
+ * shown (U+202A-U+202E, U+2066-U+2069) or hide in it (zero-width space, word joiner, BOM),
+ * so a name cannot pass itself off as another.
  */
 export const Name = (max = 200) =>
   Type.String({
     minLength: 1,
     maxLength: max,
-    pattern: '^(?=[\\s\\S]*\\S)[^\\u202a-\\u202e\\u2066-\\u2069]*$',
+    pattern: '^(?=[\\s\\S]*\\S)[^\\u200b\\u2060\\ufeff\\u202a-\\u202e\\u2066-\\u2069]*$',
   });
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});

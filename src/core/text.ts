@@ -1,8 +1,8 @@
-/** The controls that reverse or isolate how text is shown: what a spoofed name is made with. */
-export const DIRECTION_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+/** The controls that reverse, isolate or hide in text: what a spoofed name is made with. */
+export const HIDDEN_CONTROLS = /[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text without direction controls (a viewer's name as the gate keeps it). */
-export const withoutDirectionControls = (text: string): string => text.replace(DIRECTION_CONTROLS, '');
+/** Text without those controls (a viewer's name as the gate keeps it). */
+export const withoutHiddenControls = (text: string): string => text.replace(HIDDEN_CONTROLS, '');
 
 /** A surrogate without its pair. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -18,8 +18,8 @@ export const USER_COOKIE = 'dr_user';
 export const userCookieName = (secure: boolean): string => (secure ? `__Host-${USER_COOKIE}` : USER_COOKIE);
 /** A session's last-seen time is written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
-/** A session not used for this long has ended (it lasts 14 days at most in any case). */
-export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** A session not used for this long has ended (DASHBOARD_IDLE_HOURS; 14 days at most in any case). */
+export const DEFAULT_SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
 /** The signed-in person a dashboard request is made by. */
 export interface DashboardUser {
@@ -53,14 +53,15 @@ export async function currentUser(
   clock: Clock,
   request: FastifyRequest,
   secure: boolean,
+  idleMs = DEFAULT_SESSION_IDLE_MS,
 ): Promise<DashboardUser | undefined> {
   const token = readCookies(request.headers.cookie).get(userCookieName(secure));
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const now = clock.now();
   const found = await sessionByHash(db, sha256(token), now);
   if (!found) return undefined;
-  // Left unused for 12 hours, a session has ended: the next request signs in again.
-  if (now.getTime() - found.session.last_seen_at.getTime() > SESSION_IDLE_MS) return undefined;
+  // Left unused for the idle time, a session has ended: the next request signs in again.
+  if (now.getTime() - found.session.last_seen_at.getTime() > idleMs) return undefined;
   if (now.getTime() - found.session.last_seen_at.getTime() > TOUCH_EVERY_MS) {
     await touchSession(db, found.session.id, now);
   }
@@ -82,8 +83,9 @@ export async function requireUser(
   request: FastifyRequest,
   reply: FastifyReply,
   secure: boolean,
+  idleMs?: number,
 ): Promise<DashboardUser | undefined> {
-  const user = await currentUser(db, clock, request, secure);
+  const user = await currentUser(db, clock, request, secure, idleMs);
   if (user) return user;
   const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   await reply.code(303).header('Location', `/login${next}`).send();

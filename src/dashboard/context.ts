@@ -25,6 +25,8 @@ export interface DashboardDeps {
   secureCookies: boolean;
   signer: () => Promise<Signer>;
   fileMaxBytes: number;
+  /** DASHBOARD_IDLE_HOURS, in ms: a session unused this long has ended. */
+  sessionIdleMs?: number | undefined;
   /** The threads that read files' contents (rendering/pool.ts). */
   files: FileWork;
   /** Mails invitations when SMTP_URL is set; otherwise the address is only shown. */

@@ -36,7 +36,14 @@ export function dashboardRoutes(app: TypedFastify, deps: DashboardDeps): void {
     async (scope: TypedFastify) => {
       scope.decorateRequest('user', null as unknown as DashboardUser);
       scope.addHook('onRequest', async (request, reply) => {
-        const user = await requireUser(deps.db, deps.clock, request, reply, deps.secureCookies);
+        const user = await requireUser(
+          deps.db,
+          deps.clock,
+          request,
+          reply,
+          deps.secureCookies,
+          deps.sessionIdleMs,
+        );
         if (!user) return reply;
         request.user = user;
       });

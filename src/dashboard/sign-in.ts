@@ -40,18 +40,20 @@ export const signInRoutes: Route = (app, deps) => {
         }),
       );
     }
-    return (await deps.signer()).formToken(purpose, nonce);
+    return (await deps.signer()).formToken(purpose, nonce, deps.clock.now());
   };
   const checkFormToken = async (request: FastifyRequest, purpose: string, sent: string) => {
     const nonce = readCookies(request.headers.cookie).get(formCookieName(deps.secureCookies));
-    return nonce !== undefined && sameToken(sent, (await deps.signer()).formToken(purpose, nonce));
+    return (
+      nonce !== undefined && (await deps.signer()).checkFormToken(purpose, nonce, sent, deps.clock.now())
+    );
   };
 
   app.get('/', async (_request, reply) => redirect(reply, '/app/rooms'));
   app.get('/app', async (_request, reply) => redirect(reply, '/app/rooms'));
 
   app.get('/login', { schema: { querystring: NextQuery } }, async (request, reply) => {
-    if (await currentUser(deps.db, deps.clock, request, deps.secureCookies))
+    if (await currentUser(deps.db, deps.clock, request, deps.secureCookies, deps.sessionIdleMs))
       return redirect(reply, '/app/rooms');
     const next = nextOf(request.query.next);
     return htmlPage(reply, signInPage(await formToken(request, reply, 'login'), next));
@@ -83,7 +85,7 @@ export const signInRoutes: Route = (app, deps) => {
   });
 
   app.post('/logout', { schema: { body: FormBody } }, async (request, reply) => {
-    const user = await currentUser(deps.db, deps.clock, request, deps.secureCookies);
+    const user = await currentUser(deps.db, deps.clock, request, deps.secureCookies, deps.sessionIdleMs);
     if (user) {
       if (!sameToken(formOf(request.body).get('_csrf'), user.csrf)) {
         throw refusal('formExpired');

@@ -275,11 +275,21 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect(passed.statusCode).toBe(303);
   });
 
-  it('refuses a gate form without its token (another site cannot post it)', async () => {
+  it('refuses a gate form without its token (another site cannot post it), or sent more than 2 hours after it was shown', async () => {
     const { shortId } = await room({ requiresEmail: true });
     const response = await visitor().post(`/v/${shortId}`, { email: 'eve@example.com' });
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('This form has expired');
+    const late = visitor();
+    const token = await late.token(shortId);
+    clock.advance(2 * 60 * MINUTE + 1000);
+    const stale = await late.post(`/v/${shortId}`, { token, email: 'late@example.com' });
+    expect(stale.statusCode).toBe(400);
+    expect(stale.body).toContain('This form has expired');
+    expect(
+      (await late.post(`/v/${shortId}`, { token: await late.token(shortId), email: 'late@example.com' }))
+        .statusCode,
+    ).toBe(303);
   });
 
   it('opens an ungated link with one visit, and a view per document opened, its reports growing the duration and the pages', async () => {
@@ -413,6 +423,10 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     const elsewhere = (url as string).replace(shortId, other.shortId);
     clock.advance(10_000);
     expect((await dee.report(elsewhere, { token, pages: { 1: 5 } })).statusCode).toBe(404);
+    // The right address, but with the other link's session (this jar keeps one): refused too.
+    expect((await dee.report(url as string, { token, pages: { 1: 5 } })).statusCode).toBe(404);
+    // A browser keeps one session per link's path: with this link's again, the report counts.
+    await dee.get(`/v/${shortId}`);
     expect((await dee.report(url as string, { token, pages: { 1: 5 } })).statusCode).toBe(204);
     expect((await admin.patch(`/links/${linkId}`, { enabled: false })).status).toBe(200);
     clock.advance(10_000);

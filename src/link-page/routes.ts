@@ -6,7 +6,7 @@ import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { FormBody } from '../core/schemas.ts';
-import { withoutDirectionControls } from '../core/text.ts';
+import { withoutHiddenControls } from '../core/text.ts';
 import { fileChunks, type StoredFile, storedFile, withLocalCopy } from '../documents/files.ts';
 import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
@@ -142,7 +142,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
   }
 
   async function keepSession(reply: FastifyReply, shortId: string, session: LinkSession): Promise<void> {
-    const signed = (await deps.signer()).sign(session);
+    const signed = (await deps.signer()).sign({ ...session, link: shortId });
     reply.header(
       'Set-Cookie',
       cookie(SESSION_COOKIE, signed, {
@@ -215,7 +215,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       roomName: link.room_name,
       askEmail: link.requires_email,
       askPassword: link.password_hash !== null,
-      token: (await deps.signer()).formToken(shortId, visitorId),
+      token: (await deps.signer()).formToken(shortId, visitorId, write.clock.now()),
       form,
       problem,
     });
@@ -229,10 +229,10 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     const body: Partial<Record<string, string>> = request.body;
     const form = {
       email: body.email?.trim().slice(0, 320),
-      name: body.name === undefined ? undefined : withoutDirectionControls(body.name).trim().slice(0, 200),
+      name: body.name === undefined ? undefined : withoutHiddenControls(body.name).trim().slice(0, 200),
     };
     const signer = await deps.signer();
-    if (!signer.checkFormToken(shortId, visitorId, body.token)) {
+    if (!signer.checkFormToken(shortId, visitorId, body.token, write.clock.now())) {
       const message = 'This form has expired. Please try again.';
       return html(reply, 400, await gate(shortId, link, visitorId, form, { message, field: 'form' }));
     }
@@ -477,7 +477,14 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       const signer = await deps.signer();
       const session = await signedSession(request);
       const body = readingReportOf(request.body);
-      if (!session || !body || !isUuid(viewId) || !signer.checkViewToken(viewId, body.token)) {
+      // The session of this very link (its cookie, not another link's), and the view's token.
+      if (
+        !session ||
+        session.link !== shortId ||
+        !body ||
+        !isUuid(viewId) ||
+        !signer.checkViewToken(viewId, body.token)
+      ) {
         throw fail('viewNotFound');
       }
       try {

@@ -7,6 +7,8 @@ export interface LinkSession {
   gate: string;
   email?: string | undefined;
   name?: string | undefined;
+  /** The link's short id: a session stands for this link only (a report through another is refused). */
+  link?: string | undefined;
   /** Seconds since the epoch when the gate was passed (the time a watermark shows). */
   since?: number | undefined;
   /** Seconds since the epoch of the last page this session opened (a visit after 30 minutes without). */
@@ -14,6 +16,8 @@ export interface LinkSession {
 }
 
 export const SESSION_COOKIE = 'dr_link';
+/** How long a form (the gate, sign-in, an invitation's) may be sent after it was shown. */
+export const FORM_TOKEN_SECONDS = 2 * 60 * 60;
 export const VISITOR_COOKIE = 'dr_visitor';
 export const SESSION_DAYS = 30;
 export const VISITOR_DAYS = 365;
@@ -57,13 +61,21 @@ export class Signer {
     return this.#mac(`gate|${link.id}|${link.requires_email}|${link.password_hash ?? ''}`).slice(0, 22);
   }
 
-  /** The gate form's token: bound to the link and the visitor, so another site cannot post it. */
-  formToken(shortId: string, visitorId: string): string {
-    return this.#mac(`form|${shortId}|${visitorId}`);
+  /**
+   * A form's token: bound to its purpose (a link's gate, sign-in) and the browser (its visitor
+   * or form cookie), so another site cannot post it, and good for FORM_TOKEN_SECONDS from `at`.
+   */
+  formToken(purpose: string, browser: string, at: Date): string {
+    const issued = Math.floor(at.getTime() / 1000);
+    return `${issued}.${this.#mac(`form|${purpose}|${browser}|${issued}`)}`;
   }
 
-  checkFormToken(shortId: string, visitorId: string, token: unknown): boolean {
-    return typeof token === 'string' && same(token, this.formToken(shortId, visitorId));
+  checkFormToken(purpose: string, browser: string, token: unknown, now: Date): boolean {
+    if (typeof token !== 'string') return false;
+    const issued = Number(token.slice(0, token.indexOf('.')));
+    const age = Math.floor(now.getTime() / 1000) - issued;
+    if (!Number.isInteger(issued) || age < -60 || age > FORM_TOKEN_SECONDS) return false;
+    return same(token, `${issued}.${this.#mac(`form|${purpose}|${browser}|${issued}`)}`);
   }
 
   /** A view's reporting token: the viewer page's reports name the view they are about. */

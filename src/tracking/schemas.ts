@@ -5,7 +5,9 @@ import { strict, When } from '../core/schemas.ts';
 export const ViewerBody = Type.Object(
   {
     email: Type.Optional(Type.String({ maxLength: 320 })),
-    name: Type.Optional(Type.String({ maxLength: 200, pattern: '^[^\\u202a-\\u202e\\u2066-\\u2069]*$' })),
+    name: Type.Optional(
+      Type.String({ maxLength: 200, pattern: '^[^\\u200b\\u2060\\ufeff\\u202a-\\u202e\\u2066-\\u2069]*$' }),
+    ),
     visitorId: Type.Optional(Type.String({ maxLength: 200 })),
   },
   {

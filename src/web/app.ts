@@ -41,6 +41,8 @@ export interface WebDeps {
   startView: StartView;
   /** WEBHOOK_ALLOW_PRIVATE_URLS, for endpoints added in the dashboard. */
   allowPrivateUrls?: boolean | undefined;
+  /** DASHBOARD_IDLE_HOURS, in ms (12 hours when absent). */
+  sessionIdleMs?: number | undefined;
   /** FILE_MAX_BYTES, for uploads in the dashboard. */
   fileMaxBytes?: number | undefined;
   /** The process's file threads (server.ts); the shared ones when absent. */
@@ -176,6 +178,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     secureCookies: secure,
     signer: signerOnce,
     fileMaxBytes: deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES,
+    sessionIdleMs: deps.sessionIdleMs,
     files,
     mailer: deps.mailer,
     sender: () => {
