@@ -131,7 +131,8 @@ function isOwnPrivate(path: string, kind: (stat: Stats) => boolean, missing?: bo
   return kind(stat) && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of that id runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../core/errors.ts';
 import type { Queryable } from '../db/database.ts';
+import { isAlive } from '../db/lock.ts';
 import type { FileWork } from '../rendering/pool.ts';
 
 /** What a document's file may be, recognised by its first bytes whatever its declared type. */
@@ -221,19 +222,10 @@ export async function removeStaleFolders(): Promise<number> {
   let removed = 0;
   for (const entry of await readdir(TRANSIT_ROOT)) {
     const pid = Number(entry);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) {
       await rm(join(TRANSIT_ROOT, entry), { recursive: true, force: true });
       removed++;
     }
   }
   return removed;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,31 +1,21 @@
-import { Readable } from 'node:stream';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
 import { FormBody } from '../core/schemas.ts';
 import { withoutHiddenControls } from '../core/text.ts';
-import { fileChunks, type StoredFile, storedFile, withLocalCopy } from '../documents/files.ts';
-import { type FileWork, PAGE_WIDTHS } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
-import { recordDownload, recordVisit } from '../tracking/commands.ts';
-import { LinkClosedError, type ReportReading, readingReportOf } from '../tracking/reading.ts';
-import type { StartView } from '../tracking/view-starts.ts';
+import { recordVisit } from '../tracking/commands.ts';
+import { LinkClosedError, readingReportOf } from '../tracking/reading.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
-import type { WriteContext } from '../write/transaction.ts';
+import { DocumentParams, type LinkPageDeps, type OpenDocument } from './deps.ts';
+import { documentRoutes } from './documents.ts';
+
 import { asPage, linkRefusal, NO_DOCUMENT, NO_LINK, NOT_ACTIVE } from './errors.ts';
 import { checkLinkPassword } from './gate.ts';
-import type { LinkPageAction, LinkPageLimiter } from './limits.ts';
-import {
-  type PublicLink,
-  pageImage,
-  type ShownDocument,
-  type ShownLink,
-  type ShownSelection,
-  shownPages,
-} from './repo.ts';
+import type { LinkPageAction } from './limits.ts';
+import { type PublicLink, type ShownLink, type ShownSelection, shownPages } from './repo.ts';
 import {
   cookie,
   type LinkSession,
@@ -33,47 +23,19 @@ import {
   readCookies,
   SESSION_COOKIE,
   SESSION_DAYS,
-  type Signer,
   VISITOR_COOKIE,
   VISITOR_DAYS,
   VISITOR_ID,
 } from './session.ts';
 import { type GateForm, gatePage, roomPage, viewerPage } from './views.ts';
 
+export type { LinkPageDeps } from './deps.ts';
+
 /** A session coming back after this long without a page is a new visit (contract.md section 7). */
 export const VISIT_GAP_MS = 30 * 60 * 1000;
 
-export interface LinkPageDeps {
-  write: WriteContext;
-  startView: StartView;
-  /** How reading reports are written (batched: tracking/reading.ts). */
-  reportReading: ReportReading;
-  signer: () => Promise<Signer>;
-  secureCookies: boolean;
-  /** The threads that draw watermarks and stamp downloads (rendering/pool.ts). */
-  files: FileWork;
-  /** The link pages' limits per visitor and address (limits.ts). */
-  limiter: LinkPageLimiter;
-  /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
-  findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
-}
-
 const LinkParams = Type.Object({ shortId: Type.String() });
-const DocumentParams = Type.Object({ shortId: Type.String(), documentId: Type.String() });
 const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
-const PageParams = Type.Object({
-  shortId: Type.String(),
-  documentId: Type.String(),
-  page: Type.String({ pattern: '^[1-9][0-9]{0,4}$' }),
-});
-const PageQuery = Type.Object({
-  w: Type.Optional(Type.Union(PAGE_WIDTHS.map((w) => Type.Literal(String(w))))),
-  v: Type.Optional(Type.String({ maxLength: 12 })),
-});
-/** Watermarked page images kept per process, so a page scrolled past again is not drawn again. */
-const WATERMARKED_CACHE_BYTES = 64 * 1024 * 1024;
-/** Page images as stored, kept per process: a version never changes, so they are always exact. */
-const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The public side: a share link's gate, its room page, the viewer, files, downloads and
@@ -290,13 +252,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     request: FastifyRequest,
     { shortId, documentId }: Static<typeof DocumentParams>,
     reply: FastifyReply,
-  ): Promise<{
-    shortId: string;
-    link: PublicLink;
-    document: ShownDocument;
-    session: LinkSession;
-    visitorId: string;
-  }> {
+  ): Promise<OpenDocument> {
     const link = await openLink(shortId, isUuid(documentId) ? { id: documentId.toLowerCase() } : 'none');
     const passed = await passedSession(request, reply, shortId, link);
     const [document] = link.documents;
@@ -332,137 +288,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     );
   });
 
-  // Page images: the only form in which a document reaches the viewer's browser. Only for
-  // the session that passed this link's gate (no visit is counted by an image); with the
-  // watermark on, the viewer's email, the time they came and the link's name are drawn into
-  // the pixels, in a file thread, and kept for the next request of the same image.
-  const marked = new LRUCache<string, Uint8Array, { image: Uint8Array; lines: string[] }>({
-    maxSize: WATERMARKED_CACHE_BYTES,
-    sizeCalculation: (image) => Math.max(1, image.byteLength),
-    fetchMethod: (_key, _stale, { context }) => deps.files.watermark(context.image, context.lines),
-  });
-  const images = new LRUCache<string, Uint8Array, { versionId: string; page: number; width: number }>({
-    maxSize: PAGE_CACHE_BYTES,
-    sizeCalculation: (image) => Math.max(1, image.byteLength),
-    fetchMethod: async (_key, _stale, { context }) =>
-      (await pageImage(write.db, context.versionId, context.page, context.width)) ?? new Uint8Array(),
-  });
-  app.get(
-    '/:shortId/d/:documentId/pages/:page',
-    { schema: { params: PageParams, querystring: PageQuery } },
-    async (request, reply) => {
-      const { shortId, documentId } = request.params;
-      const page = Number(request.params.page);
-      const width = Number(request.query.w ?? 1600);
-      const link = isUuid(documentId) ? await openLink(shortId, { id: documentId.toLowerCase() }) : undefined;
-      const session = link ? await sessionOf(request, link) : undefined;
-      const [document] = link?.documents ?? [];
-      if (!link || !session || !document) throw NO_DOCUMENT();
-      // Versions never change: a page's image is kept per process once read (64 MB at most).
-      const versionId = document.version_id;
-      if (!versionId || page > document.page_count) throw NO_DOCUMENT();
-      if (page > (document.pages_ready ?? 0)) {
-        return reply.code(503).header('Retry-After', '2').header('Cache-Control', 'no-store').send();
-      }
-      const stored = await images.fetch(`${versionId}/${page}/${width}`, {
-        context: { versionId, page, width },
-      });
-      if (!stored || stored.byteLength === 0) throw linkRefusal('pageNotDrawn');
-      let image = stored;
-      if (link.watermark) {
-        const lines = watermarkLines(session, link);
-        const key = `${versionId}/${page}/${width}/${lines.join('\n')}`;
-        try {
-          image = (await marked.fetch(key, { context: { image, lines } })) ?? image;
-        } catch (err) {
-          request.log.warn({ err }, 'a page image could not be watermarked');
-          throw linkRefusal('pageNotDrawn');
-        }
-      }
-      return reply
-        .type('image/webp')
-        .header('Cache-Control', 'private, max-age=3600')
-        .header('Content-Disposition', 'inline')
-        .send(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
-    },
-  );
-
-  app.get(
-    '/:shortId/d/:documentId/download',
-    { schema: { params: DocumentParams } },
-    async (request, reply) => {
-      await limit('page', request);
-      const { link, document, session, visitorId } = await documentFor(request, request.params, reply);
-      const file = await storedFile(write.db, document.id);
-      if (!file) throw NO_DOCUMENT();
-      const record = async () => {
-        try {
-          return (
-            await recordDownload(write, link.id, {
-              documentId: document.id,
-              viewer: viewerOf(session, visitorId),
-            })
-          ).allowed;
-        } catch (err) {
-          throw asPage(err);
-        }
-      };
-      const refused = () =>
-        linkRefusal('downloadsOff', {
-          next: { href: `/v/${request.params.shortId}/d/${document.id}`, label: 'Read it online' },
-        });
-      // A refusal is recorded at once; a download only once its bytes are ready to go.
-      if (!document.download_allowed) {
-        await record();
-        throw refused();
-      }
-      let stamped: { bytes: Uint8Array; type: string } | undefined;
-      if (link.watermark) {
-        const lines = watermarkLines(session, link);
-        stamped =
-          file.type === 'application/pdf'
-            ? {
-                bytes: await withLocalCopy(write.db, file, (path) => deps.files.stamp(path, lines)).catch(
-                  (err) => {
-                    throw asPage(err);
-                  },
-                ),
-                type: file.type,
-              }
-            : await watermarkedImage(file, lines);
-      }
-      if (!(await record())) throw refused();
-      const type = stamped?.type ?? file.type;
-      reply
-        .type(type)
-        .header('Cache-Control', 'private, no-store')
-        .header('Content-Disposition', `attachment; filename="${fileName(document, type)}"`);
-      if (stamped)
-        return reply.send(
-          Buffer.from(stamped.bytes.buffer, stamped.bytes.byteOffset, stamped.bytes.byteLength),
-        );
-      return reply
-        .header('Content-Length', String(file.sizeBytes))
-        .send(Readable.from(fileChunks(write.db, file)));
-    },
-  );
-
-  /** An image document's download with the watermark: its page image, marked. */
-  async function watermarkedImage(
-    file: StoredFile,
-    lines: string[],
-  ): Promise<{ bytes: Uint8Array; type: string }> {
-    const [found] = await write.db.query<{ bytes: Uint8Array }>(
-      'SELECT bytes FROM page_images WHERE version_id = $1 AND page = 1 AND width = 1600',
-      [file.versionId],
-    );
-    if (!found || found.bytes.byteLength === 0) throw linkRefusal('pageNotDrawn');
-    try {
-      return { bytes: await deps.files.watermark(found.bytes, lines), type: 'image/webp' };
-    } catch (err) {
-      throw asPage(err);
-    }
-  }
+  documentRoutes(app, deps, { openLink, sessionOf, documentFor, limit, viewerOf });
 
   // Reports come every few seconds from every open document: the session's signature and
   // the view's token are checked here, and the link, open and the view's own, in the report's
@@ -502,24 +328,4 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
-}
-
-/** What a watermark says: who, since when (the time the gate was passed), through which link. */
-function watermarkLines(session: LinkSession, link: PublicLink): string[] {
-  const at = new Date((session.since ?? session.seen) * 1000);
-  return [
-    session.email ?? 'Anonymous viewer',
-    `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-    link.name,
-  ];
-}
-
-function fileName(document: ShownDocument, type: string): string {
-  const extension = { 'application/pdf': '.pdf', 'image/png': '.png', 'image/webp': '.webp' }[type] ?? '.jpg';
-  const base =
-    document.title
-      .replace(/[^\w .()-]+/g, '_')
-      .trim()
-      .slice(0, 120) || 'document';
-  return base.toLowerCase().endsWith(extension) ? base : `${base}${extension}`;
 }
