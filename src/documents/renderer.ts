@@ -69,7 +69,11 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
   };
 }
 
-/** Renders one pending version (all its pages left); false when there is none. */
+/**
+ * Renders the next pending version; false when there is none. Versions without any page come
+ * first and get their page 1 alone (then the claim is let go), so every document on a link
+ * opens at once even while a long one is drawn; then a version's other pages, all of them.
+ */
 export async function renderNext(deps: { db: Database; work: FileWork; clock: Clock }): Promise<boolean> {
   const { db, work, clock } = deps;
   const now = clock.now();
@@ -77,19 +81,24 @@ export async function renderNext(deps: { db: Database; work: FileWork; clock: Cl
     `UPDATE document_versions SET render_claimed_until = $1
       WHERE id = (SELECT id FROM document_versions
                    WHERE pages_ready < page_count AND (render_claimed_until IS NULL OR render_claimed_until < $2)
-                   ORDER BY uploaded_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   ORDER BY pages_ready > 0, uploaded_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING id, content_type, chunks, page_count, pages_ready`,
     [new Date(now.getTime() + CLAIM_MS), now],
   );
   if (!claimed) return false;
+  const firstOnly = claimed.pages_ready === 0 && claimed.page_count > 1;
+  const last = firstOnly ? 1 : claimed.page_count;
   await withLocalCopy(db, { versionId: claimed.id, chunks: claimed.chunks }, async (path) => {
-    for (let first = claimed.pages_ready + 1; first <= claimed.page_count; first += PAGES_PER_TASK) {
-      const pages = range(first, Math.min(claimed.page_count, first + PAGES_PER_TASK - 1));
+    for (let first = claimed.pages_ready + 1; first <= last; first += PAGES_PER_TASK) {
+      const pages = range(first, Math.min(last, first + PAGES_PER_TASK - 1));
       const images = await drawn(work, path, claimed.content_type, pages);
       // The version is gone (its document was deleted): nothing more to draw.
       if (!(await storePages(db, claimed.id, images, pages.at(-1) as number, clock))) return;
     }
   });
+  if (firstOnly) {
+    await db.query('UPDATE document_versions SET render_claimed_until = NULL WHERE id = $1', [claimed.id]);
+  }
   return true;
 }
 
