@@ -7,12 +7,11 @@
  * takes to answer on the web listener meanwhile.
  */
 import { createCanvas } from '@napi-rs/canvas';
-import autocannon from 'autocannon';
 import { PDFDocument } from 'pdf-lib';
 import { numberedPdf } from '../src/seed/pdf.ts';
 import { hasChromium, launchChromium } from '../src/testing/browser.ts';
 import { inflationBomb } from '../src/testing/hostile-files.ts';
-import { rssMiB, sampleRss } from './lib.ts';
+import { loadWithCookies, rssMiB, sampleRss } from './lib.ts';
 
 export interface DocumentsReport {
   deck: { pages: number; megabytes: number };
@@ -135,27 +134,8 @@ export async function benchDocuments(options: {
     const url = `${webBase}/v/${shortId}/d/${teaser}/pages/1?w=1600`;
     const bytes = (await (await fetch(url, { headers: { cookie: sessions[0] as string } })).arrayBuffer())
       .byteLength;
-    let n = 0;
-    const run = (duration: number) =>
-      autocannon({
-        url,
-        connections,
-        duration,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (r) => ({ ...r, headers: { cookie: sessions[n++ % sessions.length] as string } }),
-          },
-        ],
-      });
-    await run(1);
-    const result = await run(seconds);
     return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
+      ...(await loadWithCookies(url, sessions, { seconds, connections })),
       bytes,
     };
   };

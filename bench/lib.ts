@@ -128,3 +128,36 @@ export async function eventLoopMaxMs(manage: { base: string; token: string }): P
   const value = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1];
   return value === undefined ? Number.NaN : Number(value) * 1000;
 }
+
+/** A warm-up second, then `seconds` of GETs from `connections` connections, each request with the next of `cookies` (browsers with sessions). */
+export async function loadWithCookies(
+  url: string,
+  cookies: readonly string[],
+  options: { seconds: number; connections: number },
+): Promise<LoadResult> {
+  let n = 0;
+  const run = (duration: number) =>
+    autocannon({
+      url,
+      connections: options.connections,
+      duration,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (request) => ({
+            ...request,
+            headers: { cookie: cookies[n++ % cookies.length] as string },
+          }),
+        },
+      ],
+    });
+  await run(1);
+  const result = await run(options.seconds);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

@@ -5,9 +5,8 @@
  * view of its own opened through the viewer, checking that each second sent is counted once.
  */
 import { Agent, request } from 'node:http';
-import autocannon from 'autocannon';
 import { numberedPdf } from '../src/seed/pdf.ts';
-import { type LoadResult, load } from './lib.ts';
+import { type LoadResult, load, loadWithCookies } from './lib.ts';
 
 export interface LinkPageReport {
   roomPage: LoadResult & { bare: LoadResult; bytes: number };
@@ -101,30 +100,9 @@ export async function benchLinkPage(options: {
   const measure = async (path: string) => {
     const bytes = Buffer.byteLength(await page(path));
     const bare = await load(`${bareBase}/bytes/${bytes}`, { seconds, connections });
-    let n = 0;
-    const run = async (duration: number) =>
-      autocannon({
-        url: `${webBase}${path}`,
-        connections,
-        duration,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (request) => ({
-              ...request,
-              headers: { cookie: cookies[n++ % cookies.length] as string },
-            }),
-          },
-        ],
-      });
-    await run(1);
-    const result = await run(seconds);
+    const result = await loadWithCookies(`${webBase}${path}`, cookies, { seconds, connections });
     return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
+      ...result,
       bare,
       bytes,
     };
