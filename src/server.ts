@@ -19,7 +19,7 @@ import { removeStaleFolders } from './documents/files.ts';
 import { type Renderer, startRenderer } from './documents/renderer.ts';
 import type { HealthCheck } from './health/routes.ts';
 import { createLinkPageLimiter } from './link-page/limits.ts';
-import { invitationMailer } from './mail/invitations.ts';
+import { mailerOf } from './mail/mailer.ts';
 import { buildManagementApp } from './management/app.ts';
 import { createRateLimiter } from './rate-limit/create.ts';
 import { createFileWork, type FileWork } from './rendering/pool.ts';
@@ -138,6 +138,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         clock,
         appUrl: config.appUrl,
         allowPrivateUrls: config.webhooks.allowPrivateUrls,
+        mailConfigured: config.mail.smtpUrl !== undefined,
         metrics,
         onEvents: (events) => {
           worker?.wake();
@@ -219,7 +220,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         listeners.push(management);
       }
       if (wantsWeb) {
-        const mailer = invitationMailer(config.mail);
+        const mailer = mailerOf(config.mail);
         const linkLimiter = createLinkPageLimiter(config.linkPages, {
           redisUrl: config.redisUrl,
           keyPrefix: config.redisKeyPrefix,

@@ -16,6 +16,7 @@ const MIGRATIONS = [
   '011_document_versions',
   '012_webhook_test_sends',
   '013_counted_attempts',
+  '014_gate_steps',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -7,7 +7,7 @@ import { IdParams } from '../core/schemas.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhookSender } from '../delivery/sender.ts';
 import type { Signer } from '../link-page/session.ts';
-import type { InvitationMailer } from '../mail/invitations.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { FileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import type { WriteContexts } from '../write/context.ts';
@@ -30,7 +30,7 @@ export interface DashboardDeps {
   /** The threads that read files' contents (rendering/pool.ts). */
   files: FileWork;
   /** Mails invitations when SMTP_URL is set; otherwise the address is only shown. */
-  mailer?: InvitationMailer | undefined;
+  mailer?: Mailer | undefined;
   /** Sends the test event of an endpoint's page (the worker's sender, its address rules). */
   sender: () => WebhookSender;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { invitationMailer } from '../mail/invitations.ts';
+import { mailerOf } from '../mail/mailer.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
@@ -19,7 +19,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
   let admin: Awaited<ReturnType<typeof managementClient>>;
   let web: Awaited<ReturnType<typeof buildWebApp>>;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  let mailer: ReturnType<typeof invitationMailer>;
+  let mailer: ReturnType<typeof mailerOf>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   const startView = createViewStartWriter();
 
@@ -27,7 +27,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     db = await openTestStore(kind);
     admin = await managementClient(db, clock, createMetrics(), { startView });
     smtp = await startSmtpServer();
-    mailer = invitationMailer({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' });
+    mailer = mailerOf({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' });
     web = await buildWebApp({
       mailer,
       db,

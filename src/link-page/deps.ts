@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Mailer } from '../mail/mailer.ts';
 import type { FileWork } from '../rendering/pool.ts';
 import type { ReportReading } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
@@ -21,6 +22,8 @@ export interface LinkPageDeps {
   limiter: LinkPageLimiter;
   /** A link by its short id, with the documents the page needs (link-page/repo.ts). */
   findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
+  /** Mails the gate's verification codes (SMTP_URL); a link that verifies emails cannot be opened without. */
+  mailer?: Mailer | undefined;
 }
 
 /** A document's address on a link. */

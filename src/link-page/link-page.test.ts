@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { renderNext } from '../documents/renderer.ts';
 import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { linkVisitor } from '../testing/link-visitor.ts';
 import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
@@ -39,47 +40,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     await db?.close();
   });
 
-  /** A browser's cookies for the web app, and its address. */
-  function visitor(address = '198.51.100.7') {
-    const jar = new Map<string, string>();
-    const request = async (
-      method: 'GET' | 'POST',
-      url: string,
-      form?: Record<string, string>,
-      raw?: string,
-    ) => {
-      const response = await web.inject({
-        method,
-        url,
-        remoteAddress: address,
-        headers: {
-          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-          ...(raw !== undefined ? { 'content-type': 'text/plain' } : {}),
-        },
-        ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-        ...(raw !== undefined ? { payload: raw } : {}),
-      });
-      const set = response.headers['set-cookie'];
-      for (const line of Array.isArray(set) ? set : set ? [set] : []) {
-        const [pair] = line.split(';');
-        const at = pair?.indexOf('=') ?? -1;
-        if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      return response;
-    };
-    return {
-      jar,
-      get: (url: string) => request('GET', url),
-      post: (url: string, form: Record<string, string>) => request('POST', url, form),
-      report: (url: string, body: unknown) => request('POST', url, undefined, JSON.stringify(body)),
-      /** The gate's form token, read from the gate page. */
-      async token(shortId: string) {
-        const gate = await request('GET', `/v/${shortId}`);
-        return /name="token" value="([^"]+)"/.exec(gate.body)?.[1] ?? '';
-      },
-    };
-  }
+  const visitor = (address?: string) => linkVisitor(web, address);
 
   /** Draws every uploaded page, as the running service's renderer does in the background. */
   async function renderAll() {

@@ -4,10 +4,16 @@ import type { Queryable } from '../db/database.ts';
 export interface PublicLink {
   id: string;
   name: string;
+  deal_room_id: string;
   room_name: string;
   enabled: boolean;
   expires_at: Date | null;
+  /** The gate asks for an email: the link says so, or it verifies emails or has lists. */
   requires_email: boolean;
+  verify_email: boolean;
+  has_agreement: boolean;
+  /** A digest of the lists and the agreement: a session that passed other ones asks again. */
+  gate_digest: string;
   password_hash: string | null;
   allow_download: boolean;
   watermark: boolean;
@@ -56,8 +62,13 @@ export async function linkByShortId(
                                               WHERE ld.link_id = l.id AND ld.document_id = d.id))
         ), '[]'::json)`;
   const [row] = await db.query<ShownLink>(
-    `SELECT l.id, l.name, r.name AS room_name, l.enabled, l.expires_at, l.requires_email, l.password_hash,
-            l.allow_download, l.watermark, ${documents} AS documents
+    `SELECT l.id, l.name, l.deal_room_id, r.name AS room_name, l.enabled, l.expires_at,
+            (l.requires_email OR l.verify_email OR cardinality(l.allow_list) > 0
+              OR cardinality(l.block_list) > 0) AS requires_email,
+            l.verify_email, l.agreement IS NOT NULL AS has_agreement,
+            md5(array_to_string(l.allow_list, ',') || '|' || array_to_string(l.block_list, ',') || '|'
+                || coalesce(l.agreement, '')) AS gate_digest,
+            l.password_hash, l.allow_download, l.watermark, ${documents} AS documents
        FROM links l JOIN deal_rooms r ON r.id = l.deal_room_id
       WHERE l.short_id = $1`,
     typeof shown === 'object' ? [shortId, shown.id] : [shortId],
@@ -151,4 +162,93 @@ export async function serviceSecret(db: Queryable, name: string, fresh: string, 
   ]);
   if (!row) throw new Error(`the service secret ${name} could not be read`);
   return row.value;
+}
+
+/** What the gate's later steps read of a link: its lists and its agreement. */
+export async function gateRules(
+  db: Queryable,
+  linkId: string,
+): Promise<{ allow_list: string[]; block_list: string[]; agreement: string | null } | undefined> {
+  const [row] = await db.query<{ allow_list: string[]; block_list: string[]; agreement: string | null }>(
+    'SELECT allow_list, block_list, agreement FROM links WHERE id = $1',
+    [linkId],
+  );
+  return row;
+}
+
+/** Codes sent for a link to an email since a time: how many, and when the latest went. */
+export async function codesSent(
+  db: Queryable,
+  linkId: string,
+  email: string,
+  since: Date,
+): Promise<{ count: number; latest: Date | null }> {
+  const [row] = await db.query<{ count: number; latest: Date | null }>(
+    `SELECT count(*)::int AS count, max(sent_at) AS latest FROM gate_codes
+      WHERE link_id = $1 AND lower(email) = lower($2) AND sent_at > $3`,
+    [linkId, email, since],
+  );
+  return row ?? { count: 0, latest: null };
+}
+
+export async function insertCode(
+  db: Queryable,
+  code: { id: string; linkId: string; email: string; sha256: string; sentAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO gate_codes (id, link_id, email, code_sha256, sent_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [code.id, code.linkId, code.email, code.sha256, code.sentAt, code.expiresAt],
+  );
+}
+
+/**
+ * One try of a code, counted before it is compared (in the statement that reads it): the code's
+ * hash while it is good (unexpired, tries left), else why not.
+ */
+export async function tryCode(
+  db: Queryable,
+  id: string,
+  linkId: string,
+  now: Date,
+  maxTries: number,
+): Promise<{ sha256: string } | 'expired' | 'spent'> {
+  const [row] = await db.query<{ code_sha256: string; tries: number; expires_at: Date }>(
+    `UPDATE gate_codes SET tries = tries + 1
+      WHERE id = $1 AND link_id = $2 AND tries < $4 AND expires_at > $3
+      RETURNING code_sha256, tries, expires_at`,
+    [id, linkId, now, maxTries],
+  );
+  if (row) return { sha256: row.code_sha256 };
+  const [left] = await db.query<{ tries: number; expires_at: Date }>(
+    'SELECT tries, expires_at FROM gate_codes WHERE id = $1 AND link_id = $2',
+    [id, linkId],
+  );
+  return left && left.expires_at > now ? 'spent' : 'expired';
+}
+
+export async function deleteCode(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM gate_codes WHERE id = $1', [id]);
+}
+
+/** A refusal by the link's lists, or an accepted agreement, as the gate records it. */
+export interface GateRecord {
+  id: string;
+  roomId: string;
+  linkId: string;
+  kind: 'refused' | 'agreed';
+  at: Date;
+  email: string | null;
+  name: string | null;
+  address: string;
+  verified: boolean;
+  agreementSha256: string | null;
+}
+
+export async function insertGateRecord(db: Queryable, r: GateRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO gate_records (id, deal_room_id, link_id, kind, at, email, name, address, verified, agreement_sha256)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [r.id, r.roomId, r.linkId, r.kind, r.at, r.email, r.name, r.address, r.verified, r.agreementSha256],
+  );
 }

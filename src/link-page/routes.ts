@@ -1,19 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, fail } from '../core/errors.ts';
-import { isEmail } from '../core/fields.ts';
 import { isUuid } from '../core/ids.ts';
-import { FormBody } from '../core/schemas.ts';
-import { withoutHiddenControls } from '../core/text.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { recordVisit } from '../tracking/commands.ts';
 import { LinkClosedError, readingReportOf } from '../tracking/reading.ts';
 import type { ViewerInput } from '../tracking/viewers.ts';
 import { DocumentParams, type LinkPageDeps, type OpenDocument } from './deps.ts';
 import { documentRoutes } from './documents.ts';
-
 import { asPage, linkRefusal, NO_DOCUMENT, NO_LINK, NOT_ACTIVE } from './errors.ts';
-import { checkLinkPassword } from './gate.ts';
+import { gateRoutes } from './gate-routes.ts';
 import type { LinkPageAction } from './limits.ts';
 import { type PublicLink, type ShownLink, type ShownSelection, shownPages } from './repo.ts';
 import {
@@ -27,7 +23,7 @@ import {
   VISITOR_DAYS,
   VISITOR_ID,
 } from './session.ts';
-import { type GateForm, gatePage, roomPage, viewerPage } from './views.ts';
+import { roomPage, viewerPage } from './views.ts';
 
 export type { LinkPageDeps } from './deps.ts';
 
@@ -35,6 +31,8 @@ export type { LinkPageDeps } from './deps.ts';
 export const VISIT_GAP_MS = 30 * 60 * 1000;
 
 const LinkParams = Type.Object({ shortId: Type.String() });
+/** `again`: the gate's first step, for a session at a later one (another email). */
+const GateQuery = Type.Object({ again: Type.Optional(Type.String({ maxLength: 10 })) });
 const ReportParams = Type.Object({ shortId: Type.String(), viewId: Type.String() });
 
 /**
@@ -98,9 +96,16 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     return (await deps.signer()).verify<LinkSession>(readCookies(request.headers.cookie).get(SESSION_COOKIE));
   }
 
-  async function sessionOf(request: FastifyRequest, link: PublicLink): Promise<LinkSession | undefined> {
+  /** The session of this link's gate as it is now: passed, or at a step still to pass. */
+  async function gateSession(request: FastifyRequest, link: PublicLink): Promise<LinkSession | undefined> {
     const session = await signedSession(request);
     return session && session.gate === (await deps.signer()).gateOf(link) ? session : undefined;
+  }
+
+  /** The session that passed this link's whole gate. */
+  async function sessionOf(request: FastifyRequest, link: PublicLink): Promise<LinkSession | undefined> {
+    const session = await gateSession(request, link);
+    return session && !session.step ? session : undefined;
   }
 
   async function keepSession(reply: FastifyReply, shortId: string, session: LinkSession): Promise<void> {
@@ -134,117 +139,41 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
     const seconds = Math.floor(now.getTime() / 1000);
     let session = await sessionOf(request, link);
     if (!session) {
-      if (link.requires_email || link.password_hash) return undefined;
+      if (link.requires_email || link.password_hash || link.has_agreement) return undefined;
       session = { gate: (await deps.signer()).gateOf(link), since: seconds, seen: seconds };
-      await visit(link, viewerOf(session, visitorId));
+      await visit(link, session, visitorId);
     } else if (now.getTime() - session.seen * 1000 >= VISIT_GAP_MS) {
-      await visit(link, viewerOf(session, visitorId));
+      await visit(link, session, visitorId);
     }
     session = { ...session, seen: seconds };
     await keepSession(reply, shortId, session);
     return { session, visitorId };
   }
 
-  async function visit(link: PublicLink, viewer: ViewerInput): Promise<void> {
+  async function visit(link: PublicLink, session: LinkSession, visitorId: string): Promise<void> {
     try {
-      await recordVisit(write, link.id, { viewer });
+      await recordVisit(write, link.id, { viewer: viewerOf(session, visitorId), verified: session.verified });
     } catch (err) {
       throw asPage(err);
     }
   }
 
-  app.get('/:shortId', { schema: { params: LinkParams } }, async (request, reply) => {
+  const gate = gateRoutes(app, deps, { openLink, visitorOf, limit, gateSession, keepSession, visit });
+
+  app.get('/:shortId', { schema: { params: LinkParams, querystring: GateQuery } }, async (request, reply) => {
     const { shortId } = request.params;
     await limit('page', request);
     const link = await openLink(shortId, 'all');
     const passed = await passedSession(request, reply, shortId, link);
     if (!passed) {
       const visitorId = await visitorOf(request, reply);
-      return html(reply, 200, await gate(shortId, link, visitorId));
+      const pending = request.query.again ? undefined : await gateSession(request, link);
+      const page = pending?.step
+        ? await gate.stepPage(shortId, link, visitorId, pending)
+        : await gate.firstStep(shortId, link, visitorId);
+      return html(reply, 200, page);
     }
     return html(reply, 200, roomPage({ shortId, roomName: link.room_name, documents: link.documents }));
-  });
-
-  async function gate(
-    shortId: string,
-    link: PublicLink,
-    visitorId: string,
-    form?: GateForm,
-    problem?: { message: string; field: 'email' | 'password' | 'form' },
-  ): Promise<string> {
-    return gatePage({
-      shortId,
-      roomName: link.room_name,
-      askEmail: link.requires_email,
-      askPassword: link.password_hash !== null,
-      token: (await deps.signer()).formToken(shortId, visitorId, write.clock.now()),
-      form,
-      problem,
-    });
-  }
-
-  app.post('/:shortId', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
-    const { shortId } = request.params;
-    await limit('page', request);
-    const link = await openLink(shortId);
-    const visitorId = await visitorOf(request, reply);
-    const body: Partial<Record<string, string>> = request.body;
-    const form = {
-      email: body.email?.trim().slice(0, 320),
-      name: body.name === undefined ? undefined : withoutHiddenControls(body.name).trim().slice(0, 200),
-    };
-    const signer = await deps.signer();
-    if (!signer.checkFormToken(shortId, visitorId, body.token, write.clock.now())) {
-      const message = 'This form has expired. Please try again.';
-      return html(reply, 400, await gate(shortId, link, visitorId, form, { message, field: 'form' }));
-    }
-    if (link.requires_email && !(form.email && isEmail(form.email))) {
-      return html(
-        reply,
-        400,
-        await gate(shortId, link, visitorId, form, { message: 'Enter a valid email', field: 'email' }),
-      );
-    }
-    if (link.password_hash) {
-      const password = body.password ?? '';
-      if (password === '') {
-        return html(
-          reply,
-          400,
-          await gate(shortId, link, visitorId, form, { message: 'Enter the password', field: 'password' }),
-        );
-      }
-      const checked = await checkLinkPassword(
-        write,
-        { id: link.id, passwordHash: link.password_hash },
-        request.ip,
-        password,
-      );
-      if (!checked.ok && checked.reason === 'throttled') {
-        const wait = checked.retryAfterSeconds;
-        throw linkRefusal('tooManyPasswords', {
-          detail: `Too many incorrect passwords. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
-          headers: { 'Retry-After': String(wait) },
-        });
-      }
-      if (!checked.ok) {
-        return html(
-          reply,
-          401,
-          await gate(shortId, link, visitorId, form, { message: 'Incorrect password', field: 'password' }),
-        );
-      }
-    }
-    const now = write.clock.now();
-    const session: LinkSession = {
-      gate: signer.gateOf(link),
-      ...(link.requires_email ? { email: form.email, name: form.name || undefined } : {}),
-      since: Math.floor(now.getTime() / 1000),
-      seen: Math.floor(now.getTime() / 1000),
-    };
-    await visit(link, viewerOf(session, visitorId));
-    await keepSession(reply, shortId, session);
-    return reply.code(303).header('Location', `/v/${shortId}`).send();
   });
 
   /** The document behind a file or viewer address: only for the session that passed this link's gate. */

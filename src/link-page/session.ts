@@ -13,7 +13,22 @@ export interface LinkSession {
   since?: number | undefined;
   /** Seconds since the epoch of the last page this session opened (a visit after 30 minutes without). */
   seen: number;
+  /** The gate's step still to pass: the mailed code, or the agreement. A session with one has not passed. */
+  step?: 'verify' | 'agree' | undefined;
+  /** The code mailed for the verify step (gate_codes). */
+  code?: string | undefined;
+  /** The email was proved with a code. */
+  verified?: boolean | undefined;
 }
+
+/** The emails this browser proved with a code, each until a time (seconds since the epoch). */
+export interface VerifiedEmails {
+  emails: Record<string, number>;
+}
+
+export const VERIFIED_COOKIE = 'dr_verified';
+/** How long a browser is not asked again for a code for an email it proved. */
+export const VERIFIED_DAYS = 30;
 
 export const SESSION_COOKIE = 'dr_link';
 /** How long a form (the gate, sign-in, an invitation's) may be sent after it was shown. */
@@ -58,7 +73,9 @@ export class Signer {
 
   /** What a session must carry to stand for this link's gate as it is now. */
   gateOf(link: PublicLink): string {
-    return this.#mac(`gate|${link.id}|${link.requires_email}|${link.password_hash ?? ''}`).slice(0, 22);
+    return this.#mac(
+      `gate|${link.id}|${link.requires_email}|${link.password_hash ?? ''}|${link.verify_email}|${link.gate_digest}`,
+    ).slice(0, 22);
   }
 
   /**

@@ -81,6 +81,60 @@ export function gatePage(o: GateOptions): string {
   );
 }
 
+/** The gate's code step: the code mailed to the email, and a way to have a new one sent. */
+export function codePage(o: {
+  shortId: string;
+  roomName: string;
+  email: string;
+  token: string;
+  problem?: string | undefined;
+  sent?: boolean | undefined;
+}): string {
+  return shell(
+    o.roomName,
+    html`<section class="card gate">
+  <p class="eyebrow">Check your email</p>
+  <h1>${o.roomName}</h1>
+  <p class="lead">We sent a six-digit code to <strong>${o.email}</strong>. It works for 10 minutes.</p>
+  ${o.problem ? html`<p class="alert" role="alert" id="problem">${o.problem}</p>` : ''}
+  ${o.sent ? html`<p class="note" role="status">A new code is on its way.</p>` : ''}
+  <form method="post" action="/v/${o.shortId}/verify" novalidate>
+    <input type="hidden" name="token" value="${o.token}">
+    <div class="field">
+      <label for="code">Verification code</label>
+      <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}"
+        maxlength="6" required aria-invalid="${o.problem ? 'true' : 'false'}"${o.problem ? html` aria-describedby="problem"` : ''}>
+    </div>
+    <button type="submit" class="primary">Verify</button>
+  </form>
+  <form method="post" action="/v/${o.shortId}/resend" class="secondary-actions">
+    <input type="hidden" name="token" value="${o.token}">
+    <button type="submit" class="link-button">Send a new code</button>
+    <a href="/v/${o.shortId}?again=1">Use another email</a>
+  </form>
+</section>`,
+  );
+}
+
+/** The gate's agreement step: the link's text, accepted with one button. */
+export function agreementPage(o: { shortId: string; roomName: string; text: string; token: string }): string {
+  return shell(
+    o.roomName,
+    html`<section class="card gate agreement">
+  <p class="eyebrow">Before you continue</p>
+  <h1>${o.roomName}</h1>
+  <p class="lead">Read and accept this agreement to open the documents.</p>
+  <div class="agreement-text" tabindex="0" role="region" aria-label="Agreement">${o.text
+    .split(/\n{2,}/)
+    .map((paragraph) => html`<p>${paragraph}</p>`)}</div>
+  <form method="post" action="/v/${o.shortId}/agree">
+    <input type="hidden" name="token" value="${o.token}">
+    <button type="submit" class="primary">I agree</button>
+  </form>
+</section>`,
+  );
+}
+
 export function roomPage(o: {
   shortId: string;
   roomName: string;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { applyRoomChange } from '../aggregates/deltas.ts';
+import { entryKeys } from '../core/email-entries.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword } from '../core/passwords.ts';
@@ -34,6 +35,10 @@ export type ManagedLink = Link & {
   allowDownload: boolean;
   watermark: boolean;
   documentIds: string[] | null;
+  verifyEmail: boolean;
+  allowList: string[];
+  blockList: string[];
+  agreement: string | null;
 };
 
 export interface LinkInput extends LinkSettings {
@@ -48,8 +53,9 @@ export type LinkChanges = Partial<LinkInput>;
 const notFound = () => fail('linkNotFound');
 const shortIdTaken = () => new ApiError('conflict', 'shortId is already used by another link');
 
-export async function createLink(ctx: WriteContext, roomId: string, input: LinkInput): Promise<ManagedLink> {
+export async function createLink(ctx: WriteContext, roomId: string, given: LinkInput): Promise<ManagedLink> {
   if (!isUuid(roomId)) throw fail('dealRoomNotFound');
+  const input = { ...given, ...gateSettings(ctx, given) };
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return uniqueShortId(() =>
     inWrite(ctx, async (tx) => {
@@ -74,6 +80,10 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
           allowDownload: input.allowDownload ?? true,
           watermark: input.watermark ?? false,
           allDocuments: documentIds === null,
+          verifyEmail: input.verifyEmail ?? false,
+          allowList: input.allowList ?? [],
+          blockList: input.blockList ?? [],
+          agreement: input.agreement ?? null,
         },
         tx.now,
       );
@@ -84,8 +94,9 @@ export async function createLink(ctx: WriteContext, roomId: string, input: LinkI
   );
 }
 
-export async function updateLink(ctx: WriteContext, id: string, changes: LinkChanges): Promise<ManagedLink> {
+export async function updateLink(ctx: WriteContext, id: string, given: LinkChanges): Promise<ManagedLink> {
   if (!isUuid(id)) throw notFound();
+  const changes = { ...given, ...gateSettings(ctx, given) };
   const passwordHash = changes.password ? await hashPassword(changes.password) : changes.password;
   return uniqueShortId(() =>
     inWrite(ctx, async (tx) => {
@@ -182,7 +193,34 @@ export function managed(ctx: WriteContext, tx: { now: Date }, link: LinkRecord):
     allowDownload: link.allow_download,
     watermark: link.watermark,
     documentIds: link.document_ids,
+    verifyEmail: link.verify_email,
+    allowList: link.allow_list,
+    blockList: link.block_list,
+    agreement: link.agreement,
   };
+}
+
+/**
+ * The gate's settings of a write, checked: list entries in their kept form (core/email-entries.ts;
+ * a 400 names the first that is neither an email nor `@domain`), an empty agreement as none,
+ * and verification only where mail can be sent (409 otherwise).
+ */
+function gateSettings(ctx: WriteContext, input: LinkSettings): LinkSettings {
+  if (input.verifyEmail && !ctx.mailConfigured) {
+    throw new ApiError('conflict', 'verifyEmail needs mail: set SMTP_URL so the gate can send codes');
+  }
+  const settings: LinkSettings = {};
+  for (const field of ['allowList', 'blockList'] as const) {
+    const entries = input[field];
+    if (entries === undefined) continue;
+    const kept = entryKeys(entries);
+    if (!kept.ok) {
+      throw new ApiError('validation_error', `${field}.${kept.index} must be an email or an @domain entry`);
+    }
+    settings[field] = kept.keys;
+  }
+  if (input.agreement !== undefined) settings.agreement = input.agreement?.trim() || null;
+  return settings;
 }
 
 async function changed(

@@ -46,6 +46,10 @@ export interface LinkRecord extends LinkRow {
   watermark: boolean;
   /** null when the link shows every document of the room. */
   document_ids: string[] | null;
+  verify_email: boolean;
+  allow_list: string[];
+  block_list: string[];
+  agreement: string | null;
 }
 
 export async function loadLink(
@@ -55,6 +59,7 @@ export async function loadLink(
 ): Promise<LinkRecord | undefined> {
   const rows = await tx.query<LinkRecord>(
     `SELECT ${LINK_COLUMNS}, l.deal_room_id, r.team_id, l.allow_download, l.watermark,
+            l.verify_email, l.allow_list, l.block_list, l.agreement,
             CASE WHEN l.all_documents THEN NULL
                  ELSE coalesce((SELECT array_agg(ld.document_id::text ORDER BY ld.document_id)
                                   FROM link_documents ld WHERE ld.link_id = l.id), '{}') END AS document_ids
@@ -78,15 +83,20 @@ export interface NewLinkRow {
   allowDownload: boolean;
   watermark: boolean;
   allDocuments: boolean;
+  verifyEmail: boolean;
+  allowList: string[];
+  blockList: string[];
+  agreement: string | null;
 }
 
 /** A link created with an expiry already past has nothing left to announce. */
 export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Promise<void> {
   await tx.query(
     `INSERT INTO links (id, deal_room_id, name, short_id, enabled, requires_email, password_hash, expires_at,
-                        allow_download, all_documents, created_at, updated_at, expiry_announced_for, watermark)
+                        allow_download, all_documents, created_at, updated_at, expiry_announced_for, watermark,
+                        verify_email, allow_list, block_list, agreement)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11,
-             CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END, $12)`,
+             CASE WHEN $8::timestamptz <= $11 THEN $8::timestamptz END, $12, $13, $14, $15, $16)`,
     [
       link.id,
       link.roomId,
@@ -100,6 +110,10 @@ export async function insertLink(tx: Queryable, link: NewLinkRow, now: Date): Pr
       link.allDocuments,
       now,
       link.watermark,
+      link.verifyEmail,
+      link.allowList,
+      link.blockList,
+      link.agreement,
     ],
   );
 }
@@ -113,6 +127,12 @@ export interface LinkSettings {
   expiresAt?: Date | null | undefined;
   allowDownload?: boolean | undefined;
   watermark?: boolean | undefined;
+  verifyEmail?: boolean | undefined;
+  /** Kept keys (core/email-entries.ts). */
+  allowList?: string[] | undefined;
+  blockList?: string[] | undefined;
+  /** null: no agreement. */
+  agreement?: string | null | undefined;
 }
 
 /** What an update sets; undefined leaves a column as it is (a null password hash clears it). */
@@ -138,7 +158,11 @@ export async function updateLinkRow(
                                         ELSE expiry_announced_for END,
             allow_download = coalesce($10, allow_download),
             all_documents = CASE WHEN $11 THEN $12 ELSE all_documents END,
-            watermark = coalesce($14, watermark)
+            watermark = coalesce($14, watermark),
+            verify_email = coalesce($15, verify_email),
+            allow_list = coalesce($16, allow_list),
+            block_list = coalesce($17, block_list),
+            agreement = CASE WHEN $18 THEN $19 ELSE agreement END
       WHERE id = $1`,
     [
       id,
@@ -155,6 +179,11 @@ export async function updateLinkRow(
       changes.allDocuments ?? null,
       now,
       changes.watermark ?? null,
+      changes.verifyEmail ?? null,
+      changes.allowList ?? null,
+      changes.blockList ?? null,
+      changes.agreement !== undefined,
+      changes.agreement ?? null,
     ],
   );
 }

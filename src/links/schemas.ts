@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { EntryList } from '../core/email-entries.ts';
 import { NullableTimestamp, Timestamp, Uuid } from '../core/fields.ts';
 import { Managed, Name, Nullable, strict, When } from '../core/schemas.ts';
 import { eventsCarrying } from '../events/catalogue.ts';
@@ -46,7 +47,13 @@ export const ManagedLinkSchema = Managed('ManagedLink', LinkSchema, {
     description: "The viewer's email and the time over every page shown and downloaded",
   }),
   documentIds: Nullable(Type.Array(Uuid()), 'The documents the link shows; null: all of the room'),
+  verifyEmail: Type.Boolean({ description: 'The gate mails a code to prove the email' }),
+  allowList: Type.Array(Type.String(), { description: 'Emails and @domain entries that may open the link' }),
+  blockList: Type.Array(Type.String(), { description: 'Emails and @domain entries that may not' }),
+  agreement: Nullable(Type.String(), 'Text the recipient accepts before the room opens'),
 });
+/** How long an agreement's text may be. */
+export const AGREEMENT_MAX = 20_000;
 const linkFields = {
   shortId: Type.Optional(
     Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: '4 to 64 of A-Z a-z 0-9 _ -' }),
@@ -64,6 +71,19 @@ const linkFields = {
   watermark: Type.Optional(Type.Boolean()),
   documentIds: Type.Optional(
     Nullable(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000, uniqueItems: true })),
+  ),
+  verifyEmail: Type.Optional(
+    Type.Boolean({ description: 'Mail a six-digit code to prove the email (needs SMTP_URL, else 409)' }),
+  ),
+  allowList: Type.Optional(
+    EntryList('Only these emails and @domain entries may open the link (empty: anyone); at most 500'),
+  ),
+  blockList: Type.Optional(EntryList('These emails and @domain entries may not open the link; at most 500')),
+  agreement: Type.Optional(
+    Nullable(
+      Type.String({ minLength: 1, maxLength: 20_000 }),
+      'Text the recipient accepts (I agree) before the room opens; null: none',
+    ),
   ),
 };
 export const LinkBody = Type.Object({ name: Name(), ...linkFields }, strict);

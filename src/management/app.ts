@@ -36,6 +36,8 @@ export interface ManagementDeps {
   appUrl: string;
   adminToken: string;
   allowPrivateUrls?: boolean | undefined;
+  /** SMTP_URL is set: links may verify emails. */
+  mailConfigured?: boolean | undefined;
   logger: LoggerOption;
   metrics?: Metrics;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
@@ -178,6 +180,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
       clock: deps.clock,
       appUrl: deps.appUrl,
       allowPrivateUrls: deps.allowPrivateUrls,
+      mailConfigured: deps.mailConfigured,
       metrics,
       onEvents: () => deps.onEvents?.(),
     });

@@ -39,7 +39,12 @@ export async function managementClient(
   db: Database,
   clock: Clock,
   metrics = createMetrics(),
-  options: { allowPrivateUrls?: boolean; startView?: StartView; fileMaxBytes?: number } = {},
+  options: {
+    allowPrivateUrls?: boolean;
+    startView?: StartView;
+    fileMaxBytes?: number;
+    mailConfigured?: boolean;
+  } = {},
 ) {
   const app = await buildManagementApp({
     startView: options.startView,
@@ -49,6 +54,7 @@ export async function managementClient(
     adminToken: ADMIN_TOKEN,
     allowPrivateUrls: options.allowPrivateUrls ?? true,
     fileMaxBytes: options.fileMaxBytes,
+    mailConfigured: options.mailConfigured,
     logger: { level: 'silent' },
     metrics,
   });

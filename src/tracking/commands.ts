@@ -17,7 +17,7 @@ export type Download = Static<typeof DownloadSchema>;
 export async function recordVisit(
   ctx: WriteContext,
   linkId: string,
-  input: { viewer: ViewerInput; at?: Date | undefined },
+  input: { viewer: ViewerInput; at?: Date | undefined; verified?: boolean | undefined },
 ): Promise<Visit> {
   if (!isUuid(linkId)) throw linkNotFound();
   const viewer = viewerIdentity(input.viewer);
@@ -27,7 +27,7 @@ export async function recordVisit(
     const id = newId(tx.now.getTime());
     const { id: viewerId } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
     const fact = { id, dealRoomId: target.roomId, linkId, viewerId, at };
-    await insertVisit(tx, fact);
+    await insertVisit(tx, { ...fact, verified: input.verified === true });
     await applyVisits(tx, visitRows([fact]));
     return { ...fact, at: at.toISOString() };
   });

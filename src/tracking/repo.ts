@@ -6,11 +6,11 @@ import { scopeOf } from '../write/transaction.ts';
 
 export async function insertVisit(
   tx: Queryable,
-  visit: { id: string; dealRoomId: string; linkId: string; viewerId: string; at: Date },
+  visit: { id: string; dealRoomId: string; linkId: string; viewerId: string; at: Date; verified: boolean },
 ): Promise<void> {
   await tx.query(
-    'INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at) VALUES ($1, $2, $3, $4, $5)',
-    [visit.id, visit.dealRoomId, visit.linkId, visit.viewerId, visit.at],
+    'INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at, verified) VALUES ($1, $2, $3, $4, $5, $6)',
+    [visit.id, visit.dealRoomId, visit.linkId, visit.viewerId, visit.at, visit.verified],
   );
 }
 

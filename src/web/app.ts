@@ -25,7 +25,7 @@ import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
 import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
-import type { InvitationMailer } from '../mail/invitations.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { type FileWork, sharedFileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { createReadingWriter, type ReportReading } from '../tracking/reading.ts';
@@ -50,7 +50,7 @@ export interface WebDeps {
   /** The link pages' limits (server.ts, shared through Redis when set); the defaults in this process when absent. */
   linkLimiter?: LinkPageLimiter | undefined;
   /** Mails the dashboard's invitations (SMTP_URL). */
-  mailer?: InvitationMailer | undefined;
+  mailer?: Mailer | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
   onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
   /** The process's write contexts (server.ts); made from these deps when absent. */
@@ -143,6 +143,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
       clock: deps.clock,
       appUrl: deps.appUrl,
       allowPrivateUrls: deps.allowPrivateUrls,
+      mailConfigured: deps.mailer !== undefined,
       metrics: deps.metrics,
       onEvents: deps.onEvents,
     });
@@ -163,6 +164,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     reportReading: deps.reportReading ?? createReadingWriter(),
     secureCookies: secure,
     findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
+    mailer: deps.mailer,
     files,
     limiter:
       deps.linkLimiter ??

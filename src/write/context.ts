@@ -12,6 +12,8 @@ export interface WriteSetup {
   appUrl: string;
   /** WEBHOOK_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls?: boolean | undefined;
+  /** SMTP_URL is set (links may verify emails). */
+  mailConfigured?: boolean | undefined;
   /** Counts every event a write commits (dealroom_events_recorded_total). */
   metrics?: Metrics | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
@@ -39,6 +41,7 @@ export function writeContexts(setup: WriteSetup): WriteContexts {
     clock: setup.clock,
     appUrl: setup.appUrl,
     allowPrivateUrls: setup.allowPrivateUrls,
+    mailConfigured: setup.mailConfigured,
     onCommitted,
     ...extras,
   });

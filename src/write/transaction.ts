@@ -22,6 +22,8 @@ export interface WriteContext {
   appUrl: string;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: endpoints may be http:// and private addresses (development, tests). */
   allowPrivateUrls?: boolean | undefined;
+  /** SMTP_URL is set: a link may verify emails (else turning it on is a 409). */
+  mailConfigured?: boolean | undefined;
   /** A retry-safe request: its key, and a fingerprint of the whole request. */
   idempotency?: { key: string; fingerprint: string } | undefined;
   /** Told of the events a write recorded, once it has committed (metrics). */

@@ -5,14 +5,15 @@ export interface MailSettings {
   from: string;
 }
 
-/** Sends a team's invitations by mail, through the SMTP server SMTP_URL names. */
-export interface InvitationMailer {
+/** Sends the service's mail through the SMTP server SMTP_URL names: invitations and the gate's codes. */
+export interface Mailer {
   send(invitation: { to: string; address: string; teamName: string; invitedBy: string }): Promise<void>;
+  sendCode(message: { to: string; code: string; roomName: string; minutes: number }): Promise<void>;
   close(): void;
 }
 
-/** The mailer of the settings, or undefined when no SMTP server is set (the address is shown only). */
-export function invitationMailer(settings: MailSettings): InvitationMailer | undefined {
+/** The mailer of the settings, or undefined when no SMTP server is set (an invitation's address is shown only). */
+export function mailerOf(settings: MailSettings): Mailer | undefined {
   if (!settings.smtpUrl) return undefined;
   const transport = nodemailer.createTransport(settings.smtpUrl, {
     connectionTimeout: 10_000,
@@ -32,6 +33,22 @@ export function invitationMailer(settings: MailSettings): InvitationMailer | und
           address,
           '',
           'If you did not expect this, you can ignore this message.',
+        ].join('\n'),
+      });
+    },
+    async sendCode({ to, code, roomName, minutes }) {
+      await transport.sendMail({
+        from: settings.from,
+        to,
+        subject: `${code} is your code for ${roomName}`,
+        text: [
+          `Your verification code for ${roomName} is:`,
+          '',
+          code,
+          '',
+          `Type it on the page that asked for it. It works for ${minutes} minutes.`,
+          '',
+          'If you did not ask for it, you can ignore this message: nobody can open the room with your email without the code.',
         ].join('\n'),
       });
     },
