@@ -88,7 +88,12 @@ for (const form of document.querySelectorAll('form[data-upload]')) {
 // The live activity of the last hour, refreshed every 15 seconds.
 const live = document.getElementById('live');
 if (live?.dataset.source) {
-  const verbs = { view: 'opened', visit: 'visited through', download: 'downloaded' };
+  const verbs = {
+    view: 'opened',
+    visit: 'visited through',
+    download: 'downloaded',
+    refused: 'was refused by the lists of',
+  };
   setInterval(async () => {
     try {
       const answer = await fetch(live.dataset.source, { headers: { accept: 'application/json' } });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { entryKeys } from '../core/email-entries.ts';
 import { FormBody, IdParams } from '../core/schemas.ts';
 import { createLink, deactivateLink, deleteLink, updateLink } from '../links/commands.ts';
 import { LinkBody, LinkPatch } from '../links/schemas.ts';
@@ -26,7 +27,12 @@ const DoneQuery = Type.Object({ done: Type.Optional(Type.String({ maxLength: 100
  * chosen (of this room) or null for all, the password as its setting says. Checked by that
  * schema; what it refuses goes back to the form.
  */
-function readLinkForm(body: unknown, documents: readonly DocumentListRow[], editing: boolean) {
+function readLinkForm(
+  body: unknown,
+  documents: readonly DocumentListRow[],
+  editing: boolean,
+  canMail: boolean,
+) {
   const form = formOf(body);
   const fields = [
     'name',
@@ -36,6 +42,10 @@ function readLinkForm(body: unknown, documents: readonly DocumentListRow[], edit
     'documentsMode',
     'allowDownload',
     'watermark',
+    'verifyEmail',
+    'allowList',
+    'blockList',
+    'agreement',
   ];
   const values: FormState['values'] = Object.fromEntries(fields.map((f) => [f, form.get(f)]));
   values.documentIds = form.all('documentIds');
@@ -47,7 +57,25 @@ function readLinkForm(body: unknown, documents: readonly DocumentListRow[], edit
     watermark: form.get('watermark') === 'yes',
     expiresAt: null,
     documentIds: form.get('documentsMode') === 'chosen' ? form.all('documentIds') : null,
+    verifyEmail: form.get('verifyEmail') === 'yes',
+    agreement: form.text('agreement').trim() || null,
   };
+  if (input.verifyEmail && !canMail) {
+    errors.push({
+      field: 'verifyEmail',
+      message: 'Emails cannot be verified: this service cannot send email (SMTP_URL)',
+    });
+  }
+  for (const field of ['allowList', 'blockList'] as const) {
+    const entries = form
+      .text(field)
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean);
+    const kept = entryKeys(entries);
+    if (kept.ok) input[field] = entries;
+    else errors.push({ field, message: `Line ${kept.index + 1} is not an email or @domain: ${kept.entry}` });
+  }
   const expiry = form.get('expiresAt');
   if (expiry) {
     const at = new Date(/Z|[+-]\d\d:\d\d$/.test(expiry) ? expiry : `${expiry}Z`);
@@ -79,6 +107,7 @@ export const linkRoutes: Route = (app, deps) => {
     return link;
   };
   const url = (link: LinkListRow) => `${deps.appUrl}/v/${link.short_id}`;
+  const canMail = deps.mailer !== undefined;
   const listPage = async (
     user: DashboardUser,
     roomId: string,
@@ -89,7 +118,7 @@ export const linkRoutes: Route = (app, deps) => {
       roomLinks(deps.db, room.id),
       roomDocuments(deps.db, room.id),
     ]);
-    return linksView(user, room, { links, documents, now: deps.clock.now(), url }, o);
+    return linksView(user, room, { links, documents, now: deps.clock.now(), url, canMail }, o);
   };
   const linkPage = async (
     user: DashboardUser,
@@ -101,7 +130,13 @@ export const linkRoutes: Route = (app, deps) => {
       roomDocuments(deps.db, room.id),
       linkVisitors(deps.db, link.id, 50),
     ]);
-    return linkView(user, room, link, { documents, visitors, now: deps.clock.now(), url: url(link) }, o);
+    return linkView(
+      user,
+      room,
+      link,
+      { documents, visitors, now: deps.clock.now(), url: url(link), canMail },
+      o,
+    );
   };
 
   app.get(
@@ -154,7 +189,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const room = await roomOf(deps, user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await listPage(user, room.id, { form }), 400);
-    const form = readLinkForm(request.body, await roomDocuments(deps.db, room.id), false);
+    const form = readLinkForm(request.body, await roomDocuments(deps.db, room.id), false, canMail);
     if (!form.ok) return sentBack(form.state);
     const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
       createLink(ctx, room.id, form.value),
@@ -172,7 +207,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const link = await linkOf(user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await linkPage(user, link, { form }), 400);
-    const form = readLinkForm(request.body, await roomDocuments(deps.db, link.deal_room_id), true);
+    const form = readLinkForm(request.body, await roomDocuments(deps.db, link.deal_room_id), true, canMail);
     if (!form.ok) return sentBack(form.state);
     const saved = await asUser(
       deps,

@@ -169,10 +169,15 @@ export interface LinkListRow {
   document_ids: string[];
   total_clicks: number;
   created_at: Date;
+  verify_email: boolean;
+  allow_list: string[];
+  block_list: string[];
+  agreement: string | null;
 }
 
 const LINK = `l.id, l.deal_room_id, l.name, l.short_id, l.enabled, l.requires_email, l.password_hash IS NOT NULL AS has_password,
   l.expires_at, l.allow_download, l.watermark, l.all_documents, l.total_clicks::int AS total_clicks, l.created_at,
+  l.verify_email, l.allow_list, l.block_list, l.agreement,
   coalesce((SELECT array_agg(ld.document_id::text) FROM link_documents ld WHERE ld.link_id = l.id), '{}') AS document_ids`;
 
 export async function roomLinks(db: Queryable, roomId: string): Promise<LinkListRow[]> {
@@ -194,8 +199,10 @@ export async function teamLink(
   return row;
 }
 
-/** A viewer as the read API lists it. */
-export type ViewerListRow = ViewerRow;
+/** A viewer as the read API lists it, and whether a visit of theirs proved the email with a code. */
+export type ViewerListRow = ViewerRow & { verified: boolean };
+
+const VERIFIED = 'EXISTS (SELECT 1 FROM visits s WHERE s.viewer_id = v.id AND s.verified) AS verified';
 
 /** The room's viewers as the read API orders them (latest view first), optionally those whose email starts so. */
 export async function roomViewers(
@@ -205,7 +212,8 @@ export async function roomViewers(
 ): Promise<ViewerListRow[]> {
   return db.query<ViewerListRow>(
     `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
-            v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name
+            v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name,
+            ${VERIFIED}
        FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
       WHERE v.deal_room_id = $1 AND v.total_views > 0 AND ($2 = '' OR lower(v.email) LIKE lower($2) || '%')
       ORDER BY v.last_viewed_at DESC, v.id LIMIT $3 OFFSET $4`,
@@ -221,7 +229,7 @@ export async function teamViewer(
   const [row] = await db.query<ViewerListRow & { deal_room_id: string; room_name: string }>(
     `SELECT v.id, v.email, v.name, v.first_viewed_at, v.last_viewed_at, v.total_views,
             v.total_duration_seconds::float8 AS total_duration_seconds, v.documents_viewed, coalesce(l.name, '') AS link_name,
-            v.deal_room_id, r.name AS room_name
+            v.deal_room_id, r.name AS room_name, ${VERIFIED}
        FROM viewers v JOIN deal_rooms r ON r.id = v.deal_room_id LEFT JOIN links l ON l.id = v.last_link_id
       WHERE v.id = $1 AND r.team_id = $2`,
     [viewerId, teamId],
@@ -230,8 +238,11 @@ export async function teamViewer(
 }
 
 export interface TimelineRow {
-  kind: 'visit' | 'view' | 'download';
+  /** `agreed` and `refused` are the gate's: an agreement accepted, an email refused by the link's lists. */
+  kind: 'visit' | 'view' | 'download' | 'agreed' | 'refused';
   at: Date;
+  /** A visit or gate step whose email was proved with a code. */
+  verified: boolean;
   link_name: string;
   document_name: string | null;
   duration_seconds: number | null;
@@ -239,20 +250,28 @@ export interface TimelineRow {
   completed: boolean | null;
 }
 
-/** One viewer's visits, views (with their pages read) and downloads, newest first. */
+/**
+ * One viewer's visits, views (with their pages read) and downloads, and the gate's records of
+ * their email in the room (agreements accepted, refusals), newest first.
+ */
 export async function viewerTimeline(db: Queryable, viewerId: string, limit: number): Promise<TimelineRow[]> {
   return db.query<TimelineRow>(
     `SELECT * FROM (
-       SELECT 'visit' AS kind, vi.at, l.name AS link_name, NULL AS document_name, NULL::int AS duration_seconds,
-              NULL::int AS pages, NULL::boolean AS completed
+       SELECT 'visit' AS kind, vi.at, vi.verified, l.name AS link_name, NULL AS document_name,
+              NULL::int AS duration_seconds, NULL::int AS pages, NULL::boolean AS completed
          FROM visits vi JOIN links l ON l.id = vi.link_id WHERE vi.viewer_id = $1
        UNION ALL
-       SELECT 'view', v.started_at, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
+       SELECT g.kind, g.at, g.verified, l.name, NULL, NULL, NULL, NULL
+         FROM viewers w JOIN gate_records g ON g.deal_room_id = w.deal_room_id AND lower(g.email) = lower(w.email)
+         JOIN links l ON l.id = g.link_id
+        WHERE w.id = $1 AND w.email <> ''
+       UNION ALL
+       SELECT 'view', v.started_at, false, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
               (SELECT count(*)::int FROM view_pages p WHERE p.view_id = v.id AND p.active_seconds > 0),
               v.completed_at IS NOT NULL
          FROM views v JOIN links l ON l.id = v.link_id JOIN documents d ON d.id = v.document_id WHERE v.viewer_id = $1
        UNION ALL
-       SELECT 'download', dl.at, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
+       SELECT 'download', dl.at, false, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
          FROM downloads dl JOIN links l ON l.id = dl.link_id JOIN documents d ON d.id = dl.document_id
         WHERE dl.viewer_id = $1
      ) t ORDER BY at DESC LIMIT $2`,
@@ -261,7 +280,7 @@ export async function viewerTimeline(db: Queryable, viewerId: string, limit: num
 }
 
 export interface ActivityRow {
-  kind: 'visit' | 'view' | 'download';
+  kind: 'visit' | 'view' | 'download' | 'refused';
   at: Date;
   who: string;
   what: string;
@@ -293,6 +312,11 @@ export async function recentActivity(
        UNION ALL
        SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name)
          FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 JOIN documents d ON d.id = dl.document_id
+       UNION ALL
+       SELECT * FROM (SELECT 'refused', g.at, coalesce(g.email, 'Anonymous viewer'), l.name
+                        FROM gate_records g JOIN links l ON l.id = g.link_id
+                       WHERE g.deal_room_id = $1 AND g.at >= $2 AND g.kind = 'refused'
+                       ORDER BY g.at DESC LIMIT $3) refusals
      ) t ORDER BY at DESC LIMIT $3`,
     [roomId, since, limit],
   );

@@ -6,7 +6,7 @@ import { doneOf, htmlPage, idParam, type Route, withUser } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { count, dashboardPage, duration, notice, table, when } from './layout.ts';
-import { roomViewers, teamViewer, viewerTimeline } from './repo.ts';
+import { roomViewers, type TimelineRow, teamViewer, viewerTimeline } from './repo.ts';
 import { roomOf, roomTabs } from './rooms.ts';
 
 const ViewersQuery = Type.Object({
@@ -58,7 +58,7 @@ ${table({
   rows: rows.slice(0, PAGE_SIZE).map(
     (
       v,
-    ) => html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email || 'Anonymous viewer'}</a></th><td>${v.name}</td>
+    ) => html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email || 'Anonymous viewer'}</a>${v.verified ? html` <span class="badge verified">Verified</span>` : ''}</th><td>${v.name}</td>
 <td class="num">${count(v.total_views)}</td><td class="num">${duration(v.total_duration_seconds)}</td><td class="num">${count(v.documents_viewed)}</td>
 <td>${v.link_name}</td><td>${when(v.last_viewed_at)}</td></tr>`,
   ),
@@ -94,6 +94,7 @@ ${
         [
           'id',
           'email',
+          'emailVerified',
           'name',
           'totalViews',
           'totalDurationSeconds',
@@ -107,6 +108,7 @@ ${
             yield [
               v.id,
               v.email,
+              v.verified,
               v.name,
               v.total_views,
               v.total_duration_seconds,
@@ -127,7 +129,7 @@ ${
       const viewer = await viewerOf(user, idParam(request));
       const timeline = await viewerTimeline(deps.db, viewer.id, TIMELINE_LIMIT);
       const label = viewer.email || 'Anonymous viewer';
-      const body = html`<div class="page-head"><div><p class="eyebrow">Viewer</p><h1>${label}</h1>${viewer.name ? html`<p class="lead">${viewer.name}</p>` : ''}</div></div>
+      const body = html`<div class="page-head"><div><p class="eyebrow">Viewer</p><h1>${label}</h1>${viewer.verified ? html`<p><span class="badge verified">Email verified</span></p>` : ''}${viewer.name ? html`<p class="lead">${viewer.name}</p>` : ''}</div></div>
 <section class="kpis" aria-label="Key figures">
   <div class="kpi"><p class="kpi-label">Views</p><p class="kpi-value">${count(viewer.total_views)}</p></div>
   <div class="kpi"><p class="kpi-label">Time</p><p class="kpi-value">${duration(viewer.total_duration_seconds)}</p></div>
@@ -141,9 +143,7 @@ ${table({
   numeric: [3, 4],
   empty: 'Nothing yet.',
   rows: timeline.map(
-    (
-      t,
-    ) => html`<tr><td>${when(t.at)}</td><td>${t.kind === 'view' ? (t.completed ? 'Viewed' : 'Viewing') : t.kind === 'visit' ? 'Opened the link' : 'Downloaded'}</td>
+    (t) => html`<tr><td>${when(t.at)}</td><td>${happening(t)}</td>
 <td>${t.document_name ?? ''}</td><td class="num">${t.duration_seconds === null ? '' : duration(t.duration_seconds)}</td><td class="num">${t.pages ?? ''}</td><td>${t.link_name}</td></tr>`,
   ),
 })}`;
@@ -170,10 +170,11 @@ ${table({
       return sendCsv(
         reply,
         `${viewer.email || 'anonymous'} timeline`,
-        ['at', 'kind', 'document', 'durationSeconds', 'pagesRead', 'link'],
+        ['at', 'kind', 'emailVerified', 'document', 'durationSeconds', 'pagesRead', 'link'],
         timeline.map((t) => [
           t.at.toISOString(),
           t.kind,
+          t.verified,
           t.document_name ?? '',
           t.duration_seconds ?? '',
           t.pages ?? '',
@@ -183,3 +184,20 @@ ${table({
     }),
   );
 };
+
+/** A timeline entry in words. */
+function happening(t: TimelineRow): string {
+  const proved = t.verified ? ' (email verified)' : '';
+  switch (t.kind) {
+    case 'view':
+      return t.completed ? 'Viewed' : 'Viewing';
+    case 'visit':
+      return `Opened the link${proved}`;
+    case 'agreed':
+      return `Accepted the agreement${proved}`;
+    case 'refused':
+      return `Refused: the link's lists keep this email out${proved}`;
+    default:
+      return 'Downloaded';
+  }
+}

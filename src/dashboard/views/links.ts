@@ -1,3 +1,4 @@
+import { domainToUnicode } from 'node:url';
 import { type Html, html } from '../../core/html.ts';
 import type { DashboardUser } from '../auth.ts';
 import { chosen, errorSummary, type FormState, fieldError, typed } from '../forms.ts';
@@ -11,12 +12,20 @@ export const LINK_FIELDS = {
   password: 'Password',
   expiresAt: 'Expires',
   documentIds: 'Documents',
+  verifyEmail: 'Verify email',
+  allowList: 'Allowed emails and domains',
+  blockList: 'Blocked emails and domains',
+  agreement: 'Agreement',
 };
 const IDS = {
   name: 'link-name',
   password: 'link-password',
   expiresAt: 'link-expiry',
   documentIds: 'docs-chosen',
+  verifyEmail: 'verify-email',
+  allowList: 'allow-list',
+  blockList: 'block-list',
+  agreement: 'agreement',
 };
 
 export function linkState(link: LinkListRow, now: Date): string {
@@ -33,6 +42,10 @@ function protections(link: LinkListRow): string {
     link.expires_at ? `Expires ${when(link.expires_at)}` : '',
     link.allow_download ? 'Downloads allowed' : 'Downloads off',
     link.watermark ? 'Watermark' : '',
+    link.verify_email ? 'Verified email' : '',
+    link.allow_list.length > 0 ? 'Allow list' : '',
+    link.block_list.length > 0 ? 'Block list' : '',
+    link.agreement !== null ? 'Agreement' : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -46,6 +59,7 @@ export function linkForm(
   link: LinkListRow | undefined,
   button: string,
   form?: FormState,
+  canMail = false,
 ): Html {
   const picked = form ? chosen(form, 'documentIds') : new Set(link?.document_ids ?? []);
   const some = form ? typed(form, 'documentsMode') === 'chosen' : link ? !link.all_documents : false;
@@ -55,6 +69,12 @@ export function linkForm(
   const password = fieldError(form, 'password', IDS.password, 'link-password-hint');
   const expiry = fieldError(form, 'expiresAt', IDS.expiresAt, 'link-expiry-hint');
   const docs = fieldError(form, 'documentIds', IDS.documentIds);
+  const verify = fieldError(form, 'verifyEmail', IDS.verifyEmail, 'verify-email-hint');
+  const allow = fieldError(form, 'allowList', IDS.allowList, 'allow-list-hint');
+  const block = fieldError(form, 'blockList', IDS.blockList, 'block-list-hint');
+  const agreement = fieldError(form, 'agreement', IDS.agreement, 'agreement-hint');
+  const lines = (field: 'allowList' | 'blockList', kept: readonly string[] | undefined) =>
+    typed(form, field, (kept ?? []).map(displayEntry).join('\n'));
   const expires = link?.expires_at ? link.expires_at.toISOString().slice(0, 16) : '';
   return html`${errorSummary(form, IDS)}<form method="post" action="${action}" class="stack link-form" novalidate>
   ${csrfField(user)}
@@ -74,6 +94,20 @@ export function linkForm(
       <p class="hint" id="link-password-hint">${link ? 'At least 8 characters; used when the setting above is “Set or change”.' : 'Optional; at least 8 characters.'}</p></div>
     <div class="field"><label for="link-expiry">Expires (UTC)</label>${expiry.message}<input id="link-expiry" name="expiresAt" type="datetime-local" value="${typed(form, 'expiresAt', expires)}"${expiry.attributes}>
       <p class="hint" id="link-expiry-hint">Empty: never.</p></div>
+    <div class="field check"><input id="verify-email" name="verifyEmail" type="checkbox" value="yes"${checked(box('verifyEmail', link?.verify_email ?? false))}${verify.attributes}><label for="verify-email">Verify email</label>
+      ${verify.message}<p class="hint" id="verify-email-hint">${
+        canMail
+          ? 'The gate mails a six-digit code; the email is proved before the room opens.'
+          : link?.verify_email
+            ? 'This link cannot verify emails now: no email can be sent (SMTP_URL is not set), so nobody can open it.'
+            : 'Needs email: ask whoever runs this service to set SMTP_URL.'
+      }</p></div>
+    <div class="field"><label for="allow-list">Allowed emails and domains</label>${allow.message}<textarea id="allow-list" name="allowList" rows="3"${allow.attributes}>${lines('allowList', link?.allow_list)}</textarea>
+      <p class="hint" id="allow-list-hint">One a line: name@company.com or @company.com. Empty: any email.</p></div>
+    <div class="field"><label for="block-list">Blocked emails and domains</label>${block.message}<textarea id="block-list" name="blockList" rows="3"${block.attributes}>${lines('blockList', link?.block_list)}</textarea>
+      <p class="hint" id="block-list-hint">One a line. A listed email never opens the link, even when allowed.</p></div>
+    <div class="field"><label for="agreement">Agreement</label>${agreement.message}<textarea id="agreement" name="agreement" rows="4" maxlength="20000"${agreement.attributes}>${typed(form, 'agreement', link?.agreement ?? '')}</textarea>
+      <p class="hint" id="agreement-hint">Optional: text the recipient accepts with “I agree” before the room opens.</p></div>
   </fieldset>
   <fieldset><legend>What it shows</legend>
     <div class="field check"><input id="docs-all" name="documentsMode" type="radio" value="all"${checked(!some)}><label for="docs-all">Every published document of the room</label></div>
@@ -92,6 +126,12 @@ export function linkForm(
 </form>`;
 }
 
+/** A kept list entry as a person reads it: an internationalised domain in its own letters. */
+function displayEntry(entry: string): string {
+  const at = entry.lastIndexOf('@');
+  return `${entry.slice(0, at + 1)}${domainToUnicode(entry.slice(at + 1)) || entry.slice(at + 1)}`;
+}
+
 /** A room's share links, with their protections, and the form for a new one. */
 export function linksView(
   user: DashboardUser,
@@ -101,6 +141,8 @@ export function linksView(
     documents: readonly DocumentListRow[];
     now: Date;
     url: (l: LinkListRow) => string;
+    /** SMTP_URL is set: links may verify emails. */
+    canMail: boolean;
   },
   o: { done?: string | undefined; form?: FormState } = {},
 ): string {
@@ -120,7 +162,7 @@ ${table({
 <td><span class="badge ${linkState(l, now)}">${linkState(l, now)}</span></td><td>${protections(l)}</td><td class="num">${count(l.total_clicks)}</td><td>${when(l.created_at)}</td></tr>`,
   ),
 })}
-${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user, `/app/rooms/${room.id}/links`, documents, undefined, 'Create link', o.form)}</section>` : ''}`;
+${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user, `/app/rooms/${room.id}/links`, documents, undefined, 'Create link', o.form, data.canMail)}</section>` : ''}`;
   return dashboardPage(user, {
     title: `${room.name}: links`,
     section: 'rooms',
@@ -145,6 +187,7 @@ export function linkView(
     }[];
     now: Date;
     url: string;
+    canMail: boolean;
   },
   o: { done?: string | undefined; form?: FormState } = {},
 ): string {
@@ -155,6 +198,11 @@ ${notice(o.done)}
 <section class="card">
   <p>Send this address: <code class="address">${url}</code> <button type="button" class="copy secondary" data-copy="${url}">Copy</button></p>
   <p>${count(link.total_clicks)} visit${link.total_clicks === 1 ? '' : 's'} · created ${when(link.created_at)} · ${protections(link)}</p>
+  ${
+    link.verify_email && !data.canMail
+      ? html`<p class="alert" role="alert">This link cannot verify emails: no email can be sent (SMTP_URL is not set), so nobody can open it. Turn “Verify email” off, or set SMTP_URL.</p>`
+      : ''
+  }
 </section>
 ${table({
   caption: 'Who came through this link',
@@ -168,7 +216,7 @@ ${table({
 })}
 ${
   mayChange(user)
-    ? html`<section class="card"><h2>Settings</h2>${linkForm(user, `/app/links/${link.id}`, data.documents, link, 'Save link', o.form)}
+    ? html`<section class="card"><h2>Settings</h2>${linkForm(user, `/app/links/${link.id}`, data.documents, link, 'Save link', o.form, data.canMail)}
 <div class="actions">${link.enabled ? actionButton(user, `/app/links/${link.id}/deactivate`, 'Deactivate') : ''}${actionButton(user, `/app/links/${link.id}/delete`, 'Delete link', { danger: true })}</div></section>`
     : ''
 }`;

@@ -254,6 +254,11 @@ function change(now: number, before: number): Html {
 
 export function activityItems(rows: readonly { kind: string; at: Date; who: string; what: string }[]): Html {
   if (rows.length === 0) return html`<li class="empty">Nothing in the last hour.</li>`;
-  const verb = { view: 'opened', visit: 'visited through', download: 'downloaded' } as Record<string, string>;
+  const verb = {
+    view: 'opened',
+    visit: 'visited through',
+    download: 'downloaded',
+    refused: 'was refused by the lists of',
+  } as Record<string, string>;
   return html`${rows.map((r) => html`<li><time datetime="${r.at.toISOString()}">${r.at.toISOString().slice(11, 16)}</time> <strong>${r.who}</strong> ${verb[r.kind] ?? r.kind} ${r.what}</li>`)}`;
 }
