@@ -42,3 +42,11 @@ CREATE INDEX gate_records_email_idx ON gate_records (deal_room_id, lower(email),
 
 -- A visit whose email the gate proved with a code.
 ALTER TABLE visits ADD COLUMN verified boolean NOT NULL DEFAULT false;
+
+-- The team's own people (its users' emails, its internal domains) open links as anyone does,
+-- but what they do is marked internal and counted in no figure and no event.
+ALTER TABLE visits ADD COLUMN internal boolean NOT NULL DEFAULT false;
+ALTER TABLE views ADD COLUMN internal boolean NOT NULL DEFAULT false;
+ALTER TABLE downloads ADD COLUMN internal boolean NOT NULL DEFAULT false;
+ALTER TABLE download_refusals ADD COLUMN internal boolean NOT NULL DEFAULT false;
+CREATE INDEX visits_internal_idx ON visits (deal_room_id, at DESC) WHERE internal;

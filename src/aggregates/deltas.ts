@@ -70,6 +70,7 @@ export async function applyViewersOfViews(
          FROM pairs p
         WHERE (SELECT count(*) FROM (SELECT 1 FROM views v
                                       WHERE v.viewer_id = p.viewer_id AND v.document_id = p.document_id
+                                        AND NOT v.internal
                                       LIMIT p.n + 1) seen) = p.n
         GROUP BY 1
      ), cur AS (

@@ -27,15 +27,16 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
      ), agg AS (
        SELECT v.viewer_id, count(*)::int AS n, sum(v.duration_seconds) AS duration,
               count(DISTINCT v.document_id)::int AS documents, min(v.started_at) AS first_at
-         FROM views v JOIN affected a ON a.id = v.viewer_id GROUP BY 1
+         FROM views v JOIN affected a ON a.id = v.viewer_id WHERE NOT v.internal GROUP BY 1
      ), latest AS (
        SELECT DISTINCT ON (v.viewer_id) v.viewer_id, v.started_at, v.id, v.link_id
          FROM views v JOIN affected a ON a.id = v.viewer_id
+        WHERE NOT v.internal
         ORDER BY v.viewer_id, v.started_at DESC, v.id DESC
      ), named AS (
        SELECT DISTINCT ON (v.viewer_id) v.viewer_id, v.started_at, v.id, v.viewer_name
          FROM views v JOIN affected a ON a.id = v.viewer_id
-        WHERE v.viewer_name <> ''
+        WHERE v.viewer_name <> '' AND NOT v.internal
         ORDER BY v.viewer_id, v.started_at DESC, v.id DESC
      ), old AS (
        SELECT w.id, w.deal_room_id, w.total_views AS old_views, w.last_viewed_at AS old_last

@@ -140,6 +140,7 @@ export const DONE: Record<string, string> = {
   'link-deactivated': 'Link deactivated.',
   'link-deleted': 'Link deleted.',
   'key-revoked': 'Key revoked.',
+  'team-saved': 'Team settings saved.',
   'endpoint-saved': 'Endpoint saved.',
   'endpoint-removed': 'Endpoint removed.',
   replayed: 'Queued again for delivery.',

@@ -142,11 +142,12 @@ export async function documentVersions(db: Queryable, documentId: string): Promi
   const rows = await db.query<Omit<VersionRow, 'pages'> & { pages: VersionRow['pages'] | null }>(
     `SELECT dv.version, dv.uploaded_at, dv.content_type, dv.size_bytes::float8 AS size_bytes, dv.page_count,
             dv.pages_ready,
-            (SELECT count(*)::int FROM views v WHERE v.version_id = dv.id) AS views,
+            (SELECT count(*)::int FROM views v WHERE v.version_id = dv.id AND NOT v.internal) AS views,
             (SELECT json_agg(json_build_object('page', p.page, 'views', p.views, 'seconds', p.seconds) ORDER BY p.page)
                FROM (SELECT vp.page, count(*)::int AS views, sum(vp.active_seconds)::int AS seconds
                        FROM view_pages vp JOIN views v ON v.id = vp.view_id
-                      WHERE v.version_id = dv.id AND vp.active_seconds > 0 AND vp.page <= dv.page_count
+                      WHERE v.version_id = dv.id AND NOT v.internal AND vp.active_seconds > 0
+                        AND vp.page <= dv.page_count
                       GROUP BY vp.page) p) AS pages
        FROM document_versions dv WHERE dv.document_id = $1 ORDER BY dv.version DESC`,
     [documentId],
@@ -243,6 +244,8 @@ export interface TimelineRow {
   at: Date;
   /** A visit or gate step whose email was proved with a code. */
   verified: boolean;
+  /** The team's own (a user's email, an internal domain): counted in no figure. */
+  internal: boolean;
   link_name: string;
   document_name: string | null;
   duration_seconds: number | null;
@@ -257,21 +260,21 @@ export interface TimelineRow {
 export async function viewerTimeline(db: Queryable, viewerId: string, limit: number): Promise<TimelineRow[]> {
   return db.query<TimelineRow>(
     `SELECT * FROM (
-       SELECT 'visit' AS kind, vi.at, vi.verified, l.name AS link_name, NULL AS document_name,
+       SELECT 'visit' AS kind, vi.at, vi.verified, vi.internal, l.name AS link_name, NULL AS document_name,
               NULL::int AS duration_seconds, NULL::int AS pages, NULL::boolean AS completed
          FROM visits vi JOIN links l ON l.id = vi.link_id WHERE vi.viewer_id = $1
        UNION ALL
-       SELECT g.kind, g.at, g.verified, l.name, NULL, NULL, NULL, NULL
+       SELECT g.kind, g.at, g.verified, false, l.name, NULL, NULL, NULL, NULL
          FROM viewers w JOIN gate_records g ON g.deal_room_id = w.deal_room_id AND lower(g.email) = lower(w.email)
          JOIN links l ON l.id = g.link_id
         WHERE w.id = $1 AND w.email <> ''
        UNION ALL
-       SELECT 'view', v.started_at, false, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
+       SELECT 'view', v.started_at, false, v.internal, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
               (SELECT count(*)::int FROM view_pages p WHERE p.view_id = v.id AND p.active_seconds > 0),
               v.completed_at IS NOT NULL
          FROM views v JOIN links l ON l.id = v.link_id JOIN documents d ON d.id = v.document_id WHERE v.viewer_id = $1
        UNION ALL
-       SELECT 'download', dl.at, false, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
+       SELECT 'download', dl.at, false, dl.internal, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
          FROM downloads dl JOIN links l ON l.id = dl.link_id JOIN documents d ON d.id = dl.document_id
         WHERE dl.viewer_id = $1
      ) t ORDER BY at DESC LIMIT $2`,
@@ -305,13 +308,16 @@ export async function recentActivity(
         ORDER BY last_viewed_at DESC LIMIT $3)
      SELECT * FROM (
        SELECT 'view' AS kind, v.started_at AS at, r.who, coalesce(d.display_name, d.name) AS what
-         FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 JOIN documents d ON d.id = v.document_id
+         FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 AND NOT v.internal
+         JOIN documents d ON d.id = v.document_id
        UNION ALL
        SELECT 'visit', vi.at, r.who, l.name
-         FROM recent r JOIN visits vi ON vi.viewer_id = r.id AND vi.at >= $2 JOIN links l ON l.id = vi.link_id
+         FROM recent r JOIN visits vi ON vi.viewer_id = r.id AND vi.at >= $2 AND NOT vi.internal
+         JOIN links l ON l.id = vi.link_id
        UNION ALL
        SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name)
-         FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 JOIN documents d ON d.id = dl.document_id
+         FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 AND NOT dl.internal
+         JOIN documents d ON d.id = dl.document_id
        UNION ALL
        SELECT * FROM (SELECT 'refused', g.at, coalesce(g.email, 'Anonymous viewer'), l.name
                         FROM gate_records g JOIN links l ON l.id = g.link_id
@@ -353,13 +359,38 @@ export async function linkVisitors(
   db: Queryable,
   linkId: string,
   limit: number,
-): Promise<{ id: string; email: string | null; name: string | null; visits: number; last_at: Date }[]> {
+): Promise<
+  {
+    id: string;
+    email: string | null;
+    name: string | null;
+    visits: number;
+    last_at: Date;
+    internal: boolean;
+  }[]
+> {
   return db.query(
-    `SELECT w.id, nullif(w.email, '') AS email, nullif(w.name, '') AS name, v.visits, v.last_at
-       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at FROM visits
+    `SELECT w.id, nullif(w.email, '') AS email, nullif(w.name, '') AS name, v.visits, v.last_at, v.internal
+       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at, bool_or(internal) AS internal FROM visits
               WHERE link_id = $1 GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
        JOIN viewers w ON w.id = v.viewer_id
       ORDER BY v.last_at DESC, w.id`,
     [linkId, limit],
+  );
+}
+
+/** The team's own people who came into a room lately (internal visits), latest first. */
+export async function internalVisitors(
+  db: Queryable,
+  roomId: string,
+  limit: number,
+): Promise<{ id: string; email: string; visits: number; last_at: Date }[]> {
+  return db.query(
+    `SELECT w.id, w.email, v.visits, v.last_at
+       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at FROM visits
+              WHERE deal_room_id = $1 AND internal GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
+       JOIN viewers w ON w.id = v.viewer_id
+      ORDER BY v.last_at DESC, w.id`,
+    [roomId, limit],
   );
 }

@@ -6,7 +6,7 @@ import { doneOf, htmlPage, idParam, type Route, withUser } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { count, dashboardPage, duration, notice, table, when } from './layout.ts';
-import { roomViewers, type TimelineRow, teamViewer, viewerTimeline } from './repo.ts';
+import { internalVisitors, roomViewers, type TimelineRow, teamViewer, viewerTimeline } from './repo.ts';
 import { roomOf, roomTabs } from './rooms.ts';
 
 const ViewersQuery = Type.Object({
@@ -39,6 +39,7 @@ export const viewerRoutes: Route = (app, deps) => {
         offset: (pageNumber - 1) * PAGE_SIZE,
       });
       const more = rows.length > PAGE_SIZE;
+      const own = pageNumber === 1 && !q ? await internalVisitors(deps.db, room.id, 20) : [];
       const at = (page: number) =>
         `/app/rooms/${room.id}/viewers?${new URLSearchParams({ q, page: String(page) }).toString()}`;
       const body = html`<div class="page-head"><div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div></div>
@@ -63,6 +64,20 @@ ${table({
 <td>${v.link_name}</td><td>${when(v.last_viewed_at)}</td></tr>`,
   ),
 })}
+${
+  own.length > 0
+    ? table({
+        caption: "Your team's own visits (internal: left out of every figure)",
+        head: ['Person', 'Visits', 'Last visit'],
+        numeric: [1],
+        empty: '',
+        rows: own.map(
+          (v) =>
+            html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email}</a> <span class="badge internal">Internal</span></th><td class="num">${count(v.visits)}</td><td>${when(v.last_at)}</td></tr>`,
+        ),
+      })
+    : ''
+}
 ${
   pageNumber > 1 || more
     ? html`<nav class="pager" aria-label="Pages">${pageNumber > 1 ? html`<a href="${at(pageNumber - 1)}">Previous</a>` : ''}<span>Page ${pageNumber}</span>${more ? html`<a href="${at(pageNumber + 1)}">Next</a>` : ''}</nav>`
@@ -170,11 +185,12 @@ ${table({
       return sendCsv(
         reply,
         `${viewer.email || 'anonymous'} timeline`,
-        ['at', 'kind', 'emailVerified', 'document', 'durationSeconds', 'pagesRead', 'link'],
+        ['at', 'kind', 'emailVerified', 'internal', 'document', 'durationSeconds', 'pagesRead', 'link'],
         timeline.map((t) => [
           t.at.toISOString(),
           t.kind,
           t.verified,
+          t.internal,
           t.document_name ?? '',
           t.duration_seconds ?? '',
           t.pages ?? '',
@@ -187,10 +203,10 @@ ${table({
 
 /** A timeline entry in words. */
 function happening(t: TimelineRow): string {
-  const proved = t.verified ? ' (email verified)' : '';
+  const proved = t.verified ? ' (email verified)' : t.internal ? ' (internal: counted nowhere)' : '';
   switch (t.kind) {
     case 'view':
-      return t.completed ? 'Viewed' : 'Viewing';
+      return `${t.completed ? 'Viewed' : 'Viewing'}${proved}`;
     case 'visit':
       return `Opened the link${proved}`;
     case 'agreed':
@@ -198,6 +214,6 @@ function happening(t: TimelineRow): string {
     case 'refused':
       return `Refused: the link's lists keep this email out${proved}`;
     default:
-      return 'Downloaded';
+      return `Downloaded${proved}`;
   }
 }

@@ -1,8 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import { answers } from '../core/responses.ts';
 import { Data, DataList } from '../core/schemas.ts';
 import type { AdminRouteDeps, TypedFastify } from '../routing/types.ts';
-import { createTeam } from '../teams/commands.ts';
-import { TeamBody, TeamSchema } from '../teams/schemas.ts';
+import { createTeam, updateTeamSettings } from '../teams/commands.ts';
+import { TeamBody, TeamPatch, TeamSchema, TeamSettingsSchema } from '../teams/schemas.ts';
 import { listTeams } from './repo.ts';
 
 /** The management API's team operations. */
@@ -35,5 +36,22 @@ export function teamAdminRoutes(app: TypedFastify, { db, write }: AdminRouteDeps
       },
     },
     async () => ({ data: await listTeams(db) }),
+  );
+
+  app.patch(
+    '/teams/:teamId',
+    {
+      schema: {
+        operationId: 'updateTeam',
+        tags: ['Teams'],
+        summary: "Change a team's name, timezone or internal domains",
+        params: Type.Object({ teamId: Type.String() }),
+        body: TeamPatch,
+        response: answers(200, Data(TeamSettingsSchema), 400, 404),
+      },
+    },
+    async (request) => ({
+      data: await write(request, (ctx) => updateTeamSettings(ctx, request.params.teamId, request.body)),
+    }),
   );
 }

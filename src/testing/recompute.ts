@@ -33,15 +33,16 @@ export async function expectFiguresMatch(
   roomIds: string[],
 ) {
   const now = s.clock.now();
-  const views = await s.db.query<ViewRow>('SELECT * FROM views WHERE deal_room_id = ANY($1::uuid[])', [
-    roomIds,
-  ]);
+  const views = await s.db.query<ViewRow>(
+    'SELECT * FROM views WHERE deal_room_id = ANY($1::uuid[]) AND NOT internal',
+    [roomIds],
+  );
   const visits = await s.db.query<{ deal_room_id: string; link_id: string; at: Date }>(
-    'SELECT deal_room_id, link_id, at FROM visits WHERE deal_room_id = ANY($1::uuid[])',
+    'SELECT deal_room_id, link_id, at FROM visits WHERE deal_room_id = ANY($1::uuid[]) AND NOT internal',
     [roomIds],
   );
   const downloads = await s.db.query<{ deal_room_id: string; at: Date }>(
-    'SELECT deal_room_id, at FROM downloads WHERE deal_room_id = ANY($1::uuid[])',
+    'SELECT deal_room_id, at FROM downloads WHERE deal_room_id = ANY($1::uuid[]) AND NOT internal',
     [roomIds],
   );
   const viewers = await s.db.query<{ id: string; email: string }>(

@@ -25,10 +25,11 @@ export async function recordVisit(
     const at = eventTime(tx, input.at, 'at');
     const target = await openLink(tx, { linkId, hasEmail: viewer.kind === 'email' });
     const id = newId(tx.now.getTime());
-    const { id: viewerId } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
+    const { id: viewerId, internal } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
     const fact = { id, dealRoomId: target.roomId, linkId, viewerId, at };
-    await insertVisit(tx, { ...fact, verified: input.verified === true });
-    await applyVisits(tx, visitRows([fact]));
+    await insertVisit(tx, { ...fact, verified: input.verified === true, internal });
+    // The team's own visits are kept, marked, and counted nowhere.
+    if (!internal) await applyVisits(tx, visitRows([fact]));
     return { ...fact, at: at.toISOString() };
   });
 }
@@ -49,8 +50,9 @@ export async function completeView(
     // A view opened on the link page may have grown with its reports: only the rest is added.
     const added = input.durationSeconds - row.duration_seconds;
     const view = lockedView(viewId, row, input.durationSeconds);
-    await applyViewDurations(tx, [{ ...view, addedSeconds: added }]);
     const rendered = renderView(view);
+    if (row.internal) return rendered;
+    await applyViewDurations(tx, [{ ...view, addedSeconds: added }]);
     await recordEvent(tx, { teamId: row.team_id, dealRoomId: row.deal_room_id }, 'view.completed', rendered);
     return rendered;
   });
@@ -74,7 +76,7 @@ export async function recordDownload(
       documentId: input.documentId,
       hasEmail: viewer.kind === 'email',
     });
-    const { id: viewerId } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
+    const { id: viewerId, internal } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
     const fact = {
       id: newId(tx.now.getTime()),
       dealRoomId: target.roomId,
@@ -84,9 +86,10 @@ export async function recordDownload(
       at,
     };
     const allowed = target.downloadAllowed;
-    await insertDownload(tx, fact, allowed);
-    if (allowed) await applyDownloads(tx, downloadRows([fact]));
+    await insertDownload(tx, { ...fact, internal }, allowed);
     const download = { ...fact, at: at.toISOString() };
+    if (internal) return { allowed, download };
+    if (allowed) await applyDownloads(tx, downloadRows([fact]));
     await recordEvent(
       tx,
       { teamId: target.teamId, dealRoomId: target.roomId },

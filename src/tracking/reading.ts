@@ -244,10 +244,11 @@ async function record(
     })),
     tx.now,
   );
+  // The team's own views grow on their rows and pages only: no figure, no event.
   await applyPageReadings(
     tx,
     readings.flatMap(({ viewId, row, pages }) =>
-      pages.map((p) => ({
+      (row.internal ? [] : pages).map((p) => ({
         documentId: row.document_id,
         startedAt: row.started_at,
         ...p,
@@ -256,7 +257,7 @@ async function record(
     ),
   );
   const rendered = views.map(({ view }) => renderView(view));
-  const completing = readings.flatMap((reading, i) => (reading.final ? [i] : []));
+  const completing = readings.flatMap((reading, i) => (reading.final && !reading.row.internal ? [i] : []));
   const recorded = await recordEvents(
     tx,
     completing.map((i) => {
@@ -273,7 +274,9 @@ async function record(
   // The viewers' and the room's figures last: the room's rows are the ones every writer of it waits for.
   await applyViewDurations(
     tx,
-    views.map(({ view, added }) => ({ ...view, addedSeconds: added })),
+    views.flatMap(({ view, added }, i) =>
+      (readings[i] as Reading).row.internal ? [] : [{ ...view, addedSeconds: added }],
+    ),
   );
   return readings.map((reading, i) => ({
     outcome: { view: rendered[i] as View, completed: reading.final },

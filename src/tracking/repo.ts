@@ -6,33 +6,44 @@ import { scopeOf } from '../write/transaction.ts';
 
 export async function insertVisit(
   tx: Queryable,
-  visit: { id: string; dealRoomId: string; linkId: string; viewerId: string; at: Date; verified: boolean },
+  visit: {
+    id: string;
+    dealRoomId: string;
+    linkId: string;
+    viewerId: string;
+    at: Date;
+    verified: boolean;
+    internal: boolean;
+  },
 ): Promise<void> {
   await tx.query(
-    'INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at, verified) VALUES ($1, $2, $3, $4, $5, $6)',
-    [visit.id, visit.dealRoomId, visit.linkId, visit.viewerId, visit.at, visit.verified],
+    `INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at, verified, internal)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [visit.id, visit.dealRoomId, visit.linkId, visit.viewerId, visit.at, visit.verified, visit.internal],
   );
 }
 
 /**
  * Views started together, each with the version of its document's file on screen (its page
  * figures stay that version's after a replacement), as the delta module's literal rows; those opened on the link page
- * (`reporting`) are marked as reporting from `at` in the same statement: they report their
- * reading (tracking/reading.ts), and the worker completes them when the reports stop.
+ * (`reporting`, the ids in `marks.ids`) are marked as reporting from `at` in the same statement:
+ * they report their reading (tracking/reading.ts), and the worker completes them when the
+ * reports stop. Views of the team's own people (`marks.internal`) are marked internal.
  */
 export async function insertViews(
   tx: Queryable,
   rows: Rows,
-  reporting: { ids: readonly string[]; at: Date },
+  marks: { ids: readonly string[]; at: Date; internal?: readonly string[] },
 ): Promise<void> {
   const n = rows.params.length;
   await tx.query(
-    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}, last_report_at, version_id)
+    `INSERT INTO views (${VIEW_COLUMNS.map(([name]) => name).join(', ')}, last_report_at, version_id, internal)
      SELECT s.*, CASE WHEN s.id = ANY ($${n + 1}::uuid[]) THEN $${n + 2}::timestamptz END,
             (SELECT v.id FROM document_versions v WHERE v.document_id = s.document_id
-              ORDER BY v.version DESC LIMIT 1)
+              ORDER BY v.version DESC LIMIT 1),
+            s.id = ANY ($${n + 3}::uuid[])
        FROM (${rows.sql}) s`,
-    [...rows.params, reporting.ids, reporting.at],
+    [...rows.params, marks.ids, marks.at, marks.internal ?? []],
   );
 }
 
@@ -54,6 +65,8 @@ export interface ViewToComplete {
   short_id: string;
   link_enabled: boolean;
   link_expires_at: Date | null;
+  /** A view of one of the team's own people: counted in no figure and no event. */
+  internal: boolean;
 }
 
 /** A locked view as the deltas and its events see it, with its duration as it is to be. */
@@ -70,7 +83,7 @@ export function lockedView(id: string, row: ViewToComplete, durationSeconds: num
 }
 
 const LOCK_VIEWS = `SELECT v.id, v.deal_room_id, r.team_id, v.document_id, v.link_id, v.viewer_id, v.started_at,
-            v.completed_at, v.duration_seconds, v.last_report_at, v.last_report_id,
+            v.completed_at, v.duration_seconds, v.last_report_at, v.last_report_id, v.internal,
             (SELECT d.page_count FROM documents d WHERE d.id = v.document_id) AS page_count,
             l.short_id, l.enabled AS link_enabled, l.expires_at AS link_expires_at
        FROM views v JOIN deal_rooms r ON r.id = v.deal_room_id JOIN links l ON l.id = v.link_id`;
@@ -116,13 +129,22 @@ export async function insertDownload(
     linkId: string;
     viewerId: string;
     at: Date;
+    internal: boolean;
   },
   allowed: boolean,
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO ${allowed ? 'downloads' : 'download_refusals'} (id, deal_room_id, document_id, link_id, viewer_id, at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [download.id, download.dealRoomId, download.documentId, download.linkId, download.viewerId, download.at],
+    `INSERT INTO ${allowed ? 'downloads' : 'download_refusals'} (id, deal_room_id, document_id, link_id, viewer_id, at, internal)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      download.id,
+      download.dealRoomId,
+      download.documentId,
+      download.linkId,
+      download.viewerId,
+      download.at,
+      download.internal,
+    ],
   );
 }
 
@@ -165,15 +187,28 @@ export interface ViewerKey {
   roomId: string;
   identity: string;
   email: string;
+  /** The email as lists compare it (core/email-entries.ts); '' for an anonymous viewer. */
+  emailKey: string;
 }
 
-/** Inserts the viewers that are new, then locks them all, in id order. */
+/**
+ * Inserts the viewers that are new, then locks them all, in id order; each says whether it is
+ * the team's own (internal): the email of one of the team's users, or of one of its internal
+ * domains, as the team is now.
+ */
 export async function insertAndLockViewers(
   tx: Queryable,
   viewers: readonly ViewerKey[],
   now: Date,
 ): Promise<
-  { id: string; deal_room_id: string; identity: string; total_views: number; last_viewed_at: Date | null }[]
+  {
+    id: string;
+    deal_room_id: string;
+    identity: string;
+    total_views: number;
+    last_viewed_at: Date | null;
+    internal: boolean;
+  }[]
 > {
   const rooms = viewers.map((v) => v.roomId);
   const identities = viewers.map((v) => v.identity);
@@ -186,11 +221,16 @@ export async function insertAndLockViewers(
     [viewers.map((v) => v.newId), rooms, identities, viewers.map((v) => v.email), now],
   );
   return tx.query(
-    `SELECT v.id, v.deal_room_id, v.identity, v.total_views, v.last_viewed_at
-       FROM viewers v JOIN unnest($1::uuid[], $2::text[]) AS t(room, identity)
+    `SELECT v.id, v.deal_room_id, v.identity, v.total_views, v.last_viewed_at,
+            (t.email_key <> '' AND (
+              substr(t.email_key, strpos(t.email_key, '@')) = ANY (tm.internal_domains)
+              OR EXISTS (SELECT 1 FROM users u
+                          WHERE lower(u.email) IN (t.email_key, t.email) AND u.team_id = r.team_id))) AS internal
+       FROM viewers v JOIN unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(room, identity, email, email_key)
             ON v.deal_room_id = t.room AND v.identity = t.identity
+       JOIN deal_rooms r ON r.id = v.deal_room_id JOIN teams tm ON tm.id = r.team_id
       ORDER BY v.id FOR UPDATE OF v`,
-    [rooms, identities],
+    [rooms, identities, viewers.map((v) => v.email), viewers.map((v) => v.emailKey)],
   );
 }
 

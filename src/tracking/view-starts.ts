@@ -207,16 +207,23 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
     startedAt,
     durationSeconds: 0,
   }));
-  const rows = viewRows(views);
-  await insertViews(tx, rows, {
+  const isInternal = (i: number) => (locked[i] as LockedViewer).internal;
+  await insertViews(tx, viewRows(views), {
     ids: views.filter((_, i) => checked[i]?.progress.start.reporting).map((v) => v.id),
     at: tx.now,
+    internal: views.filter((_, i) => isInternal(i)).map((v) => v.id),
   });
+  // The team's own views are kept, marked, and counted nowhere: no figure, no event.
+  const counted = views.filter((_, i) => !isInternal(i));
   // The viewers' figures now; the room's hot rows last, after the events (see deltas.ts).
-  const roomFigures = await applyViewersOfViews(tx, rows, { viewersLocked: true });
+  const roomFigures =
+    counted.length > 0
+      ? await applyViewersOfViews(tx, viewRows(counted), { viewersLocked: true })
+      : undefined;
 
   const kinds = checked.map(({ startedAt }, i) => {
     const viewer = locked[i] as LockedViewer;
+    if (viewer.internal) return null;
     if (viewer.totalViews === 0) return 'viewer.created' as const;
     const returned =
       viewer.lastViewedAt !== null && startedAt.getTime() - viewer.lastViewedAt.getTime() >= RETURN_AFTER_MS;
@@ -232,6 +239,7 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
     const view = views[i] as ViewFact;
     const rendered = renderView(view);
     p.outcome = { ok: true, value: rendered };
+    if (isInternal(i)) return;
     events.push({ teamId, dealRoomId: view.dealRoomId, type: 'view.started', data: rendered });
     owners.push(p);
     const kind = kinds[i];
@@ -251,7 +259,7 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
   recorded.forEach((event, i) => {
     owners[i]?.events.push(event);
   });
-  await roomFigures();
+  await roomFigures?.();
 }
 
 export function renderView(view: Omit<View, 'startedAt'> & { startedAt: Date }): View {

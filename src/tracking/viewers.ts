@@ -1,3 +1,4 @@
+import { emailKey } from '../core/email-entries.ts';
 import { ApiError } from '../core/errors.ts';
 import { identityKey, type ViewerIdentity, viewerIdentityOf } from '../viewers/identity.ts';
 import type { WriteTx } from '../write/transaction.ts';
@@ -24,6 +25,8 @@ export interface LockedViewer {
   id: string;
   totalViews: number;
   lastViewedAt: Date | null;
+  /** One of the team's own people: what they do is recorded, marked internal, and counted nowhere. */
+  internal: boolean;
 }
 
 /** A viewer wanted in a room, with the id it gets if it is new. */
@@ -63,6 +66,7 @@ export async function lockViewers(tx: WriteTx, wanted: readonly WantedViewer[]):
       roomId: w.roomId,
       identity: identities[i] as string,
       email: w.viewer.kind === 'email' ? w.viewer.email : '',
+      emailKey: w.viewer.kind === 'email' ? (emailKey(w.viewer.email) ?? w.viewer.email) : '',
     })),
     tx.now,
   );
@@ -70,6 +74,11 @@ export async function lockViewers(tx: WriteTx, wanted: readonly WantedViewer[]):
   return wanted.map((w, i) => {
     const row = found.get(`${w.roomId.toLowerCase()}/${identities[i]}`);
     if (!row) throw new Error('viewer vanished after its insert');
-    return { id: row.id, totalViews: row.total_views, lastViewedAt: row.last_viewed_at };
+    return {
+      id: row.id,
+      totalViews: row.total_views,
+      lastViewedAt: row.last_viewed_at,
+      internal: row.internal,
+    };
   });
 }

@@ -33,6 +33,10 @@ export async function removeDocumentEvents(tx: Queryable, roomId: string, docume
 export async function removeLinkEvents(tx: Queryable, roomId: string, linkId: string): Promise<void> {
   await removeViews(tx, roomId, 'link_id = $2', [linkId]);
   await removeDownloads(tx, roomId, 'link_id = $2', [linkId]);
+  await tx.query('DELETE FROM visits WHERE deal_room_id = $1 AND link_id = $2 AND internal', [
+    roomId,
+    linkId,
+  ]);
   await moveDeleted(tx, 'visits', VISIT_COLUMNS, 'deal_room_id = $1 AND link_id = $2', [roomId, linkId]);
   await applyVisits(tx, tableRows('removed_visits', VISIT_COLUMNS), -1);
   await tx.query('DELETE FROM download_refusals WHERE deal_room_id = $1 AND link_id = $2', [roomId, linkId]);
@@ -41,6 +45,8 @@ export async function removeLinkEvents(tx: Queryable, roomId: string, linkId: st
 async function removeViews(tx: Queryable, roomId: string, where: string, params: unknown[]): Promise<void> {
   // Through the viewers of the room: views are indexed by viewer.
   const views = `viewer_id IN (SELECT id FROM viewers WHERE deal_room_id = $1) AND ${where}`;
+  // The team's own views were counted nowhere: they go without a delta.
+  await tx.query(`DELETE FROM views WHERE ${views} AND internal`, [roomId, ...params]);
   await applyPageReadingRemoved(tx, views, [roomId, ...params]);
   await moveDeleted(tx, 'views', VIEW_COLUMNS, views, [roomId, ...params]);
   await applyViewsRemoved(tx, tableRows('removed_views', VIEW_COLUMNS));
@@ -52,6 +58,10 @@ async function removeDownloads(
   where: string,
   params: unknown[],
 ): Promise<void> {
+  await tx.query(`DELETE FROM downloads WHERE deal_room_id = $1 AND ${where} AND internal`, [
+    roomId,
+    ...params,
+  ]);
   await moveDeleted(tx, 'downloads', DOWNLOAD_COLUMNS, `deal_room_id = $1 AND ${where}`, [roomId, ...params]);
   await applyDownloads(tx, tableRows('removed_downloads', DOWNLOAD_COLUMNS), -1);
 }

@@ -184,6 +184,7 @@ export function linkView(
       name: string | null;
       visits: number;
       last_at: Date;
+      internal: boolean;
     }[];
     now: Date;
     url: string;
@@ -211,7 +212,7 @@ ${table({
   empty: 'Nobody yet.',
   rows: data.visitors.map(
     (v) =>
-      html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email ?? 'Anonymous viewer'}</a>${v.name ? html` <span class="muted">${v.name}</span>` : ''}</th><td class="num">${count(v.visits)}</td><td>${when(v.last_at)}</td></tr>`,
+      html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email ?? 'Anonymous viewer'}</a>${v.name ? html` <span class="muted">${v.name}</span>` : ''}${v.internal ? html` <span class="badge internal">Internal</span>` : ''}</th><td class="num">${count(v.visits)}</td><td>${when(v.last_at)}</td></tr>`,
   ),
 })}
 ${

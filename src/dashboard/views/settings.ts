@@ -2,7 +2,7 @@ import { type Html, html } from '../../core/html.ts';
 import type { DashboardUser } from '../auth.ts';
 import { dashboardPage, mayManageUsers } from '../layout.ts';
 
-export type SettingsTab = 'keys' | 'webhooks' | 'users' | 'audit';
+export type SettingsTab = 'team' | 'keys' | 'webhooks' | 'users' | 'audit';
 
 /** A page of the team's settings, with its tabs. */
 export function settingsPage(user: DashboardUser, title: string, current: SettingsTab, body: Html): string {
@@ -14,6 +14,7 @@ export function settingsPage(user: DashboardUser, title: string, current: Settin
     crumbs: [['/app/settings', 'Team settings']],
     body: html`<div class="page-head"><h1>Team settings</h1></div>
 <nav class="tabs" aria-label="Team settings">
+  ${tab('team', '/app/settings/team', 'Team')}
   ${tab('keys', '/app/settings/keys', 'API keys')}
   ${tab('webhooks', '/app/settings/webhooks', 'Webhooks')}
   ${mayManageUsers(user) ? tab('users', '/app/settings/users', 'Users') : ''}
