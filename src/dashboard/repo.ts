@@ -319,7 +319,7 @@ export async function recentActivity(
          FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 AND NOT dl.internal
          JOIN documents d ON d.id = dl.document_id
        UNION ALL
-       SELECT * FROM (SELECT 'refused', g.at, coalesce(g.email, 'Anonymous viewer'), l.name
+       SELECT * FROM (SELECT 'refused' AS kind, g.at, coalesce(g.email, 'Anonymous viewer') AS who, l.name AS what
                         FROM gate_records g JOIN links l ON l.id = g.link_id
                        WHERE g.deal_room_id = $1 AND g.at >= $2 AND g.kind = 'refused'
                        ORDER BY g.at DESC LIMIT $3) refusals
