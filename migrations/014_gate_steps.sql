@@ -50,3 +50,6 @@ ALTER TABLE views ADD COLUMN internal boolean NOT NULL DEFAULT false;
 ALTER TABLE downloads ADD COLUMN internal boolean NOT NULL DEFAULT false;
 ALTER TABLE download_refusals ADD COLUMN internal boolean NOT NULL DEFAULT false;
 CREATE INDEX visits_internal_idx ON visits (deal_room_id, at DESC) WHERE internal;
+
+-- A user may read the dashboard in a timezone of their own (null: the team's).
+ALTER TABLE users ADD COLUMN timezone text;

@@ -111,7 +111,7 @@ if (live?.dataset.source) {
               const li = document.createElement('li');
               const time = document.createElement('time');
               time.dateTime = item.at;
-              time.textContent = item.at.slice(11, 16);
+              time.textContent = item.time;
               const who = document.createElement('strong');
               who.textContent = item.who;
               li.append(time, ' ', who, ` ${verbs[item.kind] ?? item.kind} ${item.what}`);

@@ -1,7 +1,8 @@
 import type { Html } from '../core/html.ts';
 import { IdParams } from '../core/schemas.ts';
-import { changePassword, checkNewPassword, endSession } from '../users/commands.ts';
-import { userSessions } from '../users/repo.ts';
+import { timezoneOf } from '../core/zones.ts';
+import { changePassword, checkNewPassword, endSession, setOwnTimezone } from '../users/commands.ts';
+import { userSessions, userTimezones } from '../users/repo.ts';
 import { actorOf, type DashboardUser } from './auth.ts';
 import { doneOf, htmlPage, idParam, type Route, redirect, userWrite } from './context.ts';
 import { FormBody, formOf } from './forms.ts';
@@ -13,7 +14,12 @@ const OWN = { config: { may: 'own-account' as const } };
 /** The signed-in person's own account: sessions and password. */
 export const accountRoutes: Route = (app, deps) => {
   const page = async (user: DashboardUser, top: Html | '' = '') =>
-    accountView(user, await userSessions(deps.db, user.id, deps.clock.now()), top);
+    accountView(
+      user,
+      await userSessions(deps.db, user.id, deps.clock.now()),
+      await userTimezones(deps.db, user.id),
+      top,
+    );
 
   app.get('/account', async (request, reply) =>
     htmlPage(reply, await page(request.user, notice(doneOf(request)))),
@@ -29,6 +35,25 @@ export const accountRoutes: Route = (app, deps) => {
       return redirect(reply, '/app/account?done=session-ended');
     },
   );
+
+  app.post('/account/timezone', { ...OWN, schema: { body: FormBody } }, async (request, reply) => {
+    const { user } = request;
+    const typed = formOf(request.body).get('timezone');
+    const zone = typed === '' ? null : (timezoneOf(typed) ?? undefined);
+    if (zone === undefined) {
+      return htmlPage(reply, await page(user, problem('Choose a timezone from the list')), 400);
+    }
+    await setOwnTimezone(
+      userWrite(deps, user, () => ({
+        action: 'user.timezone_changed',
+        subject: { type: 'user', id: user.id },
+        after: { timezone: zone ?? "the team's" },
+      })),
+      user.id,
+      zone,
+    );
+    return redirect(reply, '/app/account?done=timezone-saved');
+  });
 
   app.post('/account/password', { ...OWN, schema: { body: FormBody } }, async (request, reply) => {
     const { user } = request;

@@ -28,6 +28,8 @@ export interface DashboardUser {
   role: Role;
   teamId: string;
   teamName: string;
+  /** The IANA zone every time on their pages is shown in (theirs, or the team's). */
+  timezone: string;
   sessionId: string;
   csrf: string;
 }
@@ -71,6 +73,7 @@ export async function currentUser(
     role: found.user.role,
     teamId: found.user.team_id,
     teamName: found.team_name,
+    timezone: found.timezone,
     sessionId: found.session.id,
     csrf: found.session.csrf_token,
   };

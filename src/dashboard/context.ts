@@ -141,6 +141,7 @@ export const DONE: Record<string, string> = {
   'link-deleted': 'Link deleted.',
   'key-revoked': 'Key revoked.',
   'team-saved': 'Team settings saved.',
+  'timezone-saved': 'Your timezone is saved.',
   'endpoint-saved': 'Endpoint saved.',
   'endpoint-removed': 'Endpoint removed.',
   replayed: 'Queued again for delivery.',

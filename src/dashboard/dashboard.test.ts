@@ -693,4 +693,82 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const bad = await owner.person.post('/app/rooms', { _csrf: csrf, name: 'x'.repeat(500) });
     expect(bad.statusCode).toBe(400);
   });
+
+  it("keeps the team's timezone and internal domains; shows times in the zone, named; reads a link's expiry in it", async () => {
+    const { person, team } = await member('owner');
+    const _csrf = await person.csrf();
+    const bad = await person.post('/app/settings/team', {
+      _csrf,
+      timezone: 'Mars/Olympus_Mons',
+      internalDomains: '@team.example\nnot a domain',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('There is a problem');
+    expect(bad.body).toContain('href="#team-timezone"');
+    expect(bad.body).toContain('Line 2 is not an @domain');
+    expect(bad.body).toContain('not a domain</textarea>');
+    const saved = await person.post('/app/settings/team', {
+      _csrf,
+      timezone: 'America/New_York',
+      internalDomains: '@Team.example\n@bücher.example',
+    });
+    expect(saved.statusCode).toBe(303);
+    const page = await person.get('/app/settings/team');
+    expect(page.body).toContain('<option selected>America/New_York</option>');
+    expect(page.body).toContain('@team.example\n@bücher.example</textarea>');
+    const [row] = await db.query<{ timezone: string; internal_domains: string[] }>(
+      'SELECT timezone, internal_domains FROM teams WHERE id = $1',
+      [team],
+    );
+    expect(row).toEqual({
+      timezone: 'America/New_York',
+      internal_domains: ['@team.example', '@xn--bcher-kva.example'],
+    });
+    const audit = await person.get('/app/settings/audit');
+    expect(audit.body).toContain('Timezone');
+
+    // A link's expiry typed as 18:00 in New York is 23:00 UTC; the page shows it in the zone, named.
+    const roomId = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Zones' })).body.data.id as string;
+    const made = await person.post(`/app/rooms/${roomId}/links`, {
+      _csrf,
+      name: 'Evening',
+      documentsMode: 'all',
+      expiresAt: '2026-12-01T18:00',
+      allowList: '@Buyer.example\nanna@bücher.example',
+      blockList: '',
+      agreement: '',
+    });
+    expect(made.statusCode).toBe(303);
+    const [link] = await db.query<{
+      id: string;
+      expires_at: Date;
+      allow_list: string[];
+      agreement: string | null;
+    }>('SELECT id, expires_at, allow_list, agreement FROM links WHERE deal_room_id = $1', [roomId]);
+    expect(link?.expires_at.toISOString()).toBe('2026-12-01T23:00:00.000Z');
+    expect(link?.allow_list).toEqual(['@buyer.example', 'anna@xn--bcher-kva.example']);
+    expect(link?.agreement).toBeNull();
+    const shown = await person.get(`/app/links/${link?.id}`);
+    expect(shown.body).toContain('Expires 2026-12-01 18:00 EST');
+    expect(shown.body).toContain('Expires (America/New_York)');
+    expect(shown.body).toContain('value="2026-12-01T18:00"');
+    expect(shown.body).toContain('anna@bücher.example</textarea>');
+    const wrongList = await person.post(`/app/links/${link?.id}`, {
+      _csrf,
+      name: 'Evening',
+      documentsMode: 'all',
+      allowList: '@buyer.example\nnobody',
+      verifyEmail: 'yes',
+    });
+    expect(wrongList.statusCode).toBe(400);
+    expect(wrongList.body).toContain('Line 2 is not an email or @domain: nobody');
+
+    // A person may read in a zone of their own.
+    expect((await person.post('/app/account/timezone', { _csrf, timezone: 'Europe/Paris' })).statusCode).toBe(
+      303,
+    );
+    expect((await person.get(`/app/links/${link?.id}`)).body).toContain('Expires 2026-12-02 00:00 GMT+1');
+    expect((await person.post('/app/account/timezone', { _csrf, timezone: '' })).statusCode).toBe(303);
+    expect((await person.get(`/app/links/${link?.id}`)).body).toContain('Expires 2026-12-01 18:00 EST');
+  });
 });

@@ -1,4 +1,5 @@
 import { type Html, html, page } from '../core/html.ts';
+import { inZone } from '../core/zones.ts';
 import { canChange, canManageUsers } from '../users/roles.ts';
 import type { DashboardUser } from './auth.ts';
 
@@ -90,9 +91,10 @@ export function duration(seconds: number): string {
   return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
 }
 
-export function when(at: Date | string | null | undefined): string {
+/** A moment as the reader's zone shows it, the zone named (`2026-11-26 13:34 EST`); '—' for none. */
+export function when(at: Date | string | null | undefined, zone: string): string {
   if (!at) return '—';
-  return new Date(at).toISOString().slice(0, 16).replace('T', ' ');
+  return inZone(new Date(at), zone);
 }
 
 export const count = (n: number): string => n.toLocaleString('en-US');

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { entryKeys } from '../core/email-entries.ts';
 import { FormBody, IdParams } from '../core/schemas.ts';
+import { fromLocal } from '../core/zones.ts';
 import { createLink, deactivateLink, deleteLink, updateLink } from '../links/commands.ts';
 import { LinkBody, LinkPatch } from '../links/schemas.ts';
 import type { DashboardUser } from './auth.ts';
@@ -23,7 +24,7 @@ const DoneQuery = Type.Object({ done: Type.Optional(Type.String({ maxLength: 100
 
 /**
  * A link form read into the change the management API takes (LinkBody, or LinkPatch when
- * saving one): checkboxes as booleans, the expiry typed in UTC as an instant, the documents
+ * saving one): checkboxes as booleans, the expiry typed in the reader's zone as an instant, the documents
  * chosen (of this room) or null for all, the password as its setting says. Checked by that
  * schema; what it refuses goes back to the form.
  */
@@ -32,6 +33,7 @@ function readLinkForm(
   documents: readonly DocumentListRow[],
   editing: boolean,
   canMail: boolean,
+  zone: string,
 ) {
   const form = formOf(body);
   const fields = [
@@ -78,9 +80,10 @@ function readLinkForm(
   }
   const expiry = form.get('expiresAt');
   if (expiry) {
-    const at = new Date(/Z|[+-]\d\d:\d\d$/.test(expiry) ? expiry : `${expiry}Z`);
-    if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 2000 || at.getUTCFullYear() > 9999) {
-      errors.push({ field: 'expiresAt', message: 'Give the expiry as a date and time (UTC)' });
+    // Typed in the reader's zone (a datetime-local input), or as an instant with its offset.
+    const at = /Z|[+-]\d\d:\d\d$/.test(expiry) ? new Date(expiry) : fromLocal(expiry, zone);
+    if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() < 2000 || at.getUTCFullYear() > 9999) {
+      errors.push({ field: 'expiresAt', message: `Give the expiry as a date and time (${zone})` });
     } else input.expiresAt = at.toISOString();
   }
   const known = new Set(documents.map((d) => d.id));
@@ -189,7 +192,13 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const room = await roomOf(deps, user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await listPage(user, room.id, { form }), 400);
-    const form = readLinkForm(request.body, await roomDocuments(deps.db, room.id), false, canMail);
+    const form = readLinkForm(
+      request.body,
+      await roomDocuments(deps.db, room.id),
+      false,
+      canMail,
+      user.timezone,
+    );
     if (!form.ok) return sentBack(form.state);
     const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
       createLink(ctx, room.id, form.value),
@@ -207,7 +216,13 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const link = await linkOf(user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await linkPage(user, link, { form }), 400);
-    const form = readLinkForm(request.body, await roomDocuments(deps.db, link.deal_room_id), true, canMail);
+    const form = readLinkForm(
+      request.body,
+      await roomDocuments(deps.db, link.deal_room_id),
+      true,
+      canMail,
+      user.timezone,
+    );
     if (!form.ok) return sentBack(form.state);
     const saved = await asUser(
       deps,

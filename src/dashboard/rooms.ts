@@ -3,6 +3,7 @@ import { getAnalytics } from '../analytics/service.ts';
 import { firstDayOf, isPeriod, PERIOD_DAYS, type Period } from '../core/period.ts';
 import { IdParams } from '../core/schemas.ts';
 import { addDays, startOfUtcDay } from '../core/time.ts';
+import { clockInZone } from '../core/zones.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody } from '../deal-rooms/schemas.ts';
 import type { DashboardUser } from './auth.ts';
@@ -142,7 +143,13 @@ export const roomRoutes: Route = (app, deps) => {
     const room = await roomOf(deps, request.user, idParam(request));
     const rows = await recentActivity(deps.db, room.id, new Date(deps.clock.now().getTime() - 3600_000), 20);
     return reply.header('Cache-Control', 'private, no-store').send({
-      data: rows.map((r) => ({ kind: r.kind, at: r.at.toISOString(), who: r.who, what: r.what })),
+      data: rows.map((r) => ({
+        kind: r.kind,
+        at: r.at.toISOString(),
+        time: clockInZone(r.at, request.user.timezone),
+        who: r.who,
+        what: r.what,
+      })),
     });
   });
 

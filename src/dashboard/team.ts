@@ -1,5 +1,6 @@
 import { entryKeys } from '../core/email-entries.ts';
-import { timezoneOf, updateTeamSettings } from '../teams/commands.ts';
+import { timezoneOf } from '../core/zones.ts';
+import { updateTeamSettings } from '../teams/commands.ts';
 import { loadTeamSettings, type TeamSettings } from '../teams/repo.ts';
 import type { DashboardUser } from './auth.ts';
 import { asUser, doneOf, htmlPage, type Route, redirect, withUser } from './context.ts';

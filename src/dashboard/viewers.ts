@@ -61,7 +61,7 @@ ${table({
       v,
     ) => html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email || 'Anonymous viewer'}</a>${v.verified ? html` <span class="badge verified">Verified</span>` : ''}</th><td>${v.name}</td>
 <td class="num">${count(v.total_views)}</td><td class="num">${duration(v.total_duration_seconds)}</td><td class="num">${count(v.documents_viewed)}</td>
-<td>${v.link_name}</td><td>${when(v.last_viewed_at)}</td></tr>`,
+<td>${v.link_name}</td><td>${when(v.last_viewed_at, user.timezone)}</td></tr>`,
   ),
 })}
 ${
@@ -73,7 +73,7 @@ ${
         empty: '',
         rows: own.map(
           (v) =>
-            html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email}</a> <span class="badge internal">Internal</span></th><td class="num">${count(v.visits)}</td><td>${when(v.last_at)}</td></tr>`,
+            html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email}</a> <span class="badge internal">Internal</span></th><td class="num">${count(v.visits)}</td><td>${when(v.last_at, user.timezone)}</td></tr>`,
         ),
       })
     : ''
@@ -149,7 +149,7 @@ ${
   <div class="kpi"><p class="kpi-label">Views</p><p class="kpi-value">${count(viewer.total_views)}</p></div>
   <div class="kpi"><p class="kpi-label">Time</p><p class="kpi-value">${duration(viewer.total_duration_seconds)}</p></div>
   <div class="kpi"><p class="kpi-label">Documents</p><p class="kpi-value">${count(viewer.documents_viewed)}</p></div>
-  <div class="kpi"><p class="kpi-label">First seen</p><p class="kpi-value small">${when(viewer.first_viewed_at)}</p></div>
+  <div class="kpi"><p class="kpi-label">First seen</p><p class="kpi-value small">${when(viewer.first_viewed_at, user.timezone)}</p></div>
 </section>
 ${table({
   caption: 'Timeline, newest first',
@@ -158,7 +158,7 @@ ${table({
   numeric: [3, 4],
   empty: 'Nothing yet.',
   rows: timeline.map(
-    (t) => html`<tr><td>${when(t.at)}</td><td>${happening(t)}</td>
+    (t) => html`<tr><td>${when(t.at, user.timezone)}</td><td>${happening(t)}</td>
 <td>${t.document_name ?? ''}</td><td class="num">${t.duration_seconds === null ? '' : duration(t.duration_seconds)}</td><td class="num">${t.pages ?? ''}</td><td>${t.link_name}</td></tr>`,
   ),
 })}`;

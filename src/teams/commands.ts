@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { entryKeys } from '../core/email-entries.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
+import { timezoneOf } from '../core/zones.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
 import { insertTeam, loadTeamSettings, type TeamSettings, updateTeamRow } from './repo.ts';
 import type { TeamSchema } from './schemas.ts';
@@ -15,16 +16,6 @@ export async function createTeam(ctx: WriteContext, input: { name: string; id?: 
     await insertTeam(tx, { id, name: input.name }, tx.now);
     return { id, name: input.name, createdAt: tx.now.toISOString() };
   });
-}
-
-/** A timezone's name as the service keeps it (`utc` is `UTC`), or undefined when Intl does not know it. */
-export function timezoneOf(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { hashPassword, verifyPassword } from '../core/passwords.ts';
+import { timezoneOf } from '../core/zones.ts';
 import type { Queryable } from '../db/database.ts';
 import { teamExists } from '../teams/repo.ts';
 import { exclusiveGuards } from '../write/guards.ts';
@@ -221,6 +222,19 @@ export async function changePassword(
     await repo.deleteUserSessions(tx, user.id, user.sessionId);
   });
   return true;
+}
+
+/** The zone a user reads the dashboard in: an IANA name, or null for the team's. */
+export async function setOwnTimezone(
+  ctx: WriteContext,
+  userId: string,
+  zone: string | null,
+): Promise<string | null> {
+  const kept = zone === null ? null : timezoneOf(zone);
+  if (kept === undefined)
+    throw new ApiError('validation_error', 'timezone must be an IANA timezone such as Europe/Paris');
+  await inWrite(ctx, (tx) => repo.setUserTimezone(tx, userId, kept, tx.now));
+  return kept;
 }
 
 /** A teammate's change of role, as the audit log describes it. */

@@ -168,6 +168,8 @@ export interface SignedIn {
   session: SessionRow;
   user: UserRow;
   team_name: string;
+  /** The zone the person reads times in: their own, or the team's. */
+  timezone: string;
 }
 
 /** The session a cookie's token stands for, with its user, while it has not expired. */
@@ -185,10 +187,12 @@ export async function sessionByHash(
       password_hash: string | null;
       u_created_at: Date;
       team_name: string;
+      timezone: string;
     }
   >(
     `SELECT s.id, s.user_id, s.csrf_token, s.created_at, s.last_seen_at, s.expires_at, s.user_agent, s.address,
-            u.id AS u_id, u.team_id, u.email, u.role, u.password_hash, u.created_at AS u_created_at, t.name AS team_name
+            u.id AS u_id, u.team_id, u.email, u.role, u.password_hash, u.created_at AS u_created_at, t.name AS team_name,
+            coalesce(u.timezone, t.timezone) AS timezone
        FROM user_sessions s JOIN users u ON u.id = s.user_id JOIN teams t ON t.id = u.team_id
       WHERE s.token_hash = $1 AND s.expires_at > $2`,
     [tokenHash, now],
@@ -214,6 +218,7 @@ export async function sessionByHash(
       created_at: row.u_created_at,
     },
     team_name: row.team_name,
+    timezone: row.timezone,
   };
 }
 
@@ -272,4 +277,25 @@ export async function recordFailures(
 /** A sign-in whose password was right is no failure. */
 export async function forgetAttempt(db: Queryable, attempt: string): Promise<void> {
   await db.query('DELETE FROM sign_in_failures WHERE attempt = $1', [attempt]);
+}
+
+export async function setUserTimezone(
+  db: Queryable,
+  id: string,
+  zone: string | null,
+  at: Date,
+): Promise<void> {
+  await db.query('UPDATE users SET timezone = $2, updated_at = $3 WHERE id = $1', [id, zone, at]);
+}
+
+/** A user's own timezone (null: the team's) and the team's. */
+export async function userTimezones(
+  db: Queryable,
+  id: string,
+): Promise<{ own: string | null; team: string }> {
+  const [row] = await db.query<{ own: string | null; team: string }>(
+    'SELECT u.timezone AS own, t.timezone AS team FROM users u JOIN teams t ON t.id = u.team_id WHERE u.id = $1',
+    [id],
+  );
+  return row ?? { own: null, team: 'UTC' };
 }

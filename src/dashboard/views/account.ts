@@ -2,11 +2,13 @@ import { type Html, html } from '../../core/html.ts';
 import type { SessionRow } from '../../users/repo.ts';
 import type { DashboardUser } from '../auth.ts';
 import { actionButton, csrfField, dashboardPage, table, when } from '../layout.ts';
+import { ZONES } from './team.ts';
 
 /** The signed-in person's own account: where they are signed in, and the password form. */
 export function accountView(
   user: DashboardUser,
   sessions: readonly SessionRow[],
+  zones: { own: string | null; team: string },
   top: Html | '' = '',
 ): string {
   return dashboardPage(user, {
@@ -21,10 +23,18 @@ ${table({
   rows: sessions.map(
     (
       s,
-    ) => html`<tr><td title="${s.user_agent.slice(0, 300)}">${deviceOf(s.user_agent)}</td><td>${s.address}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
+    ) => html`<tr><td title="${s.user_agent.slice(0, 300)}">${deviceOf(s.user_agent)}</td><td>${s.address}</td><td>${when(s.created_at, user.timezone)}</td><td>${when(s.last_seen_at, user.timezone)}</td>
 <td>${s.id === user.sessionId ? 'This browser' : actionButton(user, `/app/account/sessions/${s.id}/end`, 'End session', { allowed: true })}</td></tr>`,
   ),
 })}
+<form method="post" action="/app/account/timezone" class="card stack">${csrfField(user)}
+  <h2>Your timezone</h2>
+  <div class="field"><label for="own-timezone">Timezone</label><select id="own-timezone" name="timezone" aria-describedby="own-timezone-hint">
+    <option value=""${zones.own === null ? html` selected` : ''}>As the team (${zones.team})</option>
+    ${ZONES.map((z) => html`<option${z === zones.own ? html` selected` : ''}>${z}</option>`)}
+  </select><p class="hint" id="own-timezone-hint">Every time on your pages is shown in it.</p></div>
+  <button type="submit" class="secondary">Save timezone</button>
+</form>
 <form method="post" action="/app/account/password" class="card stack">${csrfField(user)}
   <h2>Change password</h2>
   <div class="field"><label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required></div>

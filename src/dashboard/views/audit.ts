@@ -54,7 +54,7 @@ ${table({
   empty: 'No changes match.',
   rows: rows.map(
     (r) =>
-      html`<tr><td>${when(r.at)}</td><td>${r.user_email}</td><td>${actionWords(r.action)}</td><td>${subject(r)}</td><td>${changes(r.before, r.after)}</td></tr>`,
+      html`<tr><td>${when(r.at, user.timezone)}</td><td>${r.user_email}</td><td>${actionWords(r.action)}</td><td>${subject(r)}</td><td>${changes(r.before, r.after, user.timezone)}</td></tr>`,
   ),
 })}
 ${o.older ? html`<nav class="pager" aria-label="Pages"><a href="${o.older}">Older</a></nav>` : ''}`,
@@ -91,17 +91,17 @@ const label = (field: string) => {
 };
 
 /** A value as people read it: yes and no, a date, a list, a dash for nothing. */
-function show(value: unknown): string {
+function show(value: unknown, zone: string): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return when(value);
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return when(value, zone);
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `${value.length} chosen`;
   if (typeof value === 'object') return '…';
   return String(value);
 }
 
 /** What changed: each field whose value differs, before → after; for a creation or deletion, its naming fields. */
-export function changes(before: unknown, after: unknown): Html | string {
+export function changes(before: unknown, after: unknown, zone: string): Html | string {
   const fields = (value: unknown) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
@@ -116,12 +116,14 @@ export function changes(before: unknown, after: unknown): Html | string {
   if (b && a) {
     rows = Object.keys(b)
       .filter((k) => shown(k) && JSON.stringify(b[k]) !== JSON.stringify(a[k]))
-      .map((k): [string, string] => [label(k), `${show(b[k])} → ${show(a[k])}`])
+      .map((k): [string, string] => [label(k), `${show(b[k], zone)} → ${show(a[k], zone)}`])
       // What only the result says (a document moved: its direction).
-      .concat(NAMING.filter((k) => k in a && !(k in b)).map((k): [string, string] => [label(k), show(a[k])]));
+      .concat(
+        NAMING.filter((k) => k in a && !(k in b)).map((k): [string, string] => [label(k), show(a[k], zone)]),
+      );
   } else {
     const one = a ?? b;
-    rows = one ? NAMING.filter((k) => k in one).map((k) => [label(k), show(one[k])]) : [];
+    rows = one ? NAMING.filter((k) => k in one).map((k) => [label(k), show(one[k], zone)]) : [];
   }
   if (rows.length === 0) return '';
   return html`<dl class="diff">${rows.slice(0, 8).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;

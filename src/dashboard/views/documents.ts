@@ -178,7 +178,7 @@ ${table({
   ),
 })}
 ${fileCard(user, document, current)}
-${earlier.map(versionFigures)}
+${earlier.map((version) => versionFigures(version, user.timezone))}
 ${mayChange(user) ? documentSettings(user, document, o.form) : ''}`;
   return dashboardPage(user, {
     title: title(document),
@@ -223,7 +223,7 @@ function fileCard(user: DashboardUser, document: TeamDocument, current: VersionR
   <h2 id="file-heading">File</h2>
   ${
     current
-      ? html`<p>Version ${current.version}, uploaded ${when(current.uploaded_at)} UTC: ${fileMeta(document)}.</p>
+      ? html`<p>Version ${current.version}, uploaded ${when(current.uploaded_at, user.timezone)}: ${fileMeta(document)}.</p>
   ${drawing ? html`<p><label for="pages-ready">Pages prepared for viewers</label> <progress id="pages-ready" max="${current.page_count}" value="${current.pages_ready}">${current.pages_ready} of ${current.page_count}</progress> ${current.pages_ready} of ${current.page_count}</p>` : ''}`
       : html`<p>No file yet.</p>`
   }
@@ -242,9 +242,9 @@ function fileCard(user: DashboardUser, document: TeamDocument, current: VersionR
 }
 
 /** What was read of an earlier version: its views, and each page's views and time. */
-function versionFigures(version: VersionRow): Html {
+function versionFigures(version: VersionRow, zone: string): Html {
   return table({
-    caption: `Version ${version.version} (uploaded ${when(version.uploaded_at)} UTC): ${count(version.views)} ${version.views === 1 ? 'view' : 'views'}`,
+    caption: `Version ${version.version} (uploaded ${when(version.uploaded_at, zone)}): ${count(version.views)} ${version.views === 1 ? 'view' : 'views'}`,
     head: ['Page', 'Views', 'Total time'],
     numeric: [1, 2],
     empty: 'No pages of this version were read.',

@@ -40,8 +40,8 @@ ${table({
   rows: keys.map(
     (
       k,
-    ) => html`<tr><th scope="row">${k.name}</th><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
-<td>${k.revokedAt ? `Revoked ${when(k.revokedAt)}` : 'Active'}</td>${mayChange(user) ? html`<td>${k.revokedAt ? '' : actionButton(user, `/app/keys/${k.id}/revoke`, 'Revoke', { danger: true })}</td>` : ''}</tr>`,
+    ) => html`<tr><th scope="row">${k.name}</th><td><code>${k.prefix}…</code></td><td>${when(k.createdAt, user.timezone)}</td><td>${when(k.lastUsedAt, user.timezone)}</td>
+<td>${k.revokedAt ? `Revoked ${when(k.revokedAt, user.timezone)}` : 'Active'}</td>${mayChange(user) ? html`<td>${k.revokedAt ? '' : actionButton(user, `/app/keys/${k.id}/revoke`, 'Revoke', { danger: true })}</td>` : ''}</tr>`,
   ),
 })}`,
   );

@@ -1,5 +1,6 @@
 import { domainToUnicode } from 'node:url';
 import { type Html, html } from '../../core/html.ts';
+import { localInput } from '../../core/zones.ts';
 import type { DashboardUser } from '../auth.ts';
 import { chosen, errorSummary, type FormState, fieldError, typed } from '../forms.ts';
 import { actionButton, count, csrfField, dashboardPage, mayChange, notice, table, when } from '../layout.ts';
@@ -35,11 +36,11 @@ export function linkState(link: LinkListRow, now: Date): string {
 }
 
 /** What keeps a link's documents in: its password, expiry, downloads and watermark, in words. */
-function protections(link: LinkListRow): string {
+function protections(link: LinkListRow, zone: string): string {
   return [
     link.requires_email ? 'Email' : '',
     link.has_password ? 'Password' : '',
-    link.expires_at ? `Expires ${when(link.expires_at)}` : '',
+    link.expires_at ? `Expires ${when(link.expires_at, zone)}` : '',
     link.allow_download ? 'Downloads allowed' : 'Downloads off',
     link.watermark ? 'Watermark' : '',
     link.verify_email ? 'Verified email' : '',
@@ -75,7 +76,7 @@ export function linkForm(
   const agreement = fieldError(form, 'agreement', IDS.agreement, 'agreement-hint');
   const lines = (field: 'allowList' | 'blockList', kept: readonly string[] | undefined) =>
     typed(form, field, (kept ?? []).map(displayEntry).join('\n'));
-  const expires = link?.expires_at ? link.expires_at.toISOString().slice(0, 16) : '';
+  const expires = link?.expires_at ? localInput(link.expires_at, user.timezone) : '';
   return html`${errorSummary(form, IDS)}<form method="post" action="${action}" class="stack link-form" novalidate>
   ${csrfField(user)}
   <div class="field"><label for="link-name">Name</label>${name.message}<input id="link-name" name="name" maxlength="200" value="${typed(form, 'name', link?.name ?? '')}"${name.attributes}></div>
@@ -92,7 +93,7 @@ export function linkForm(
     }
     <div class="field"><label for="link-password">Password</label>${password.message}<input id="link-password" name="password" type="password" autocomplete="new-password" maxlength="200"${password.attributes}>
       <p class="hint" id="link-password-hint">${link ? 'At least 8 characters; used when the setting above is “Set or change”.' : 'Optional; at least 8 characters.'}</p></div>
-    <div class="field"><label for="link-expiry">Expires (UTC)</label>${expiry.message}<input id="link-expiry" name="expiresAt" type="datetime-local" value="${typed(form, 'expiresAt', expires)}"${expiry.attributes}>
+    <div class="field"><label for="link-expiry">Expires (${user.timezone})</label>${expiry.message}<input id="link-expiry" name="expiresAt" type="datetime-local" value="${typed(form, 'expiresAt', expires)}"${expiry.attributes}>
       <p class="hint" id="link-expiry-hint">Empty: never.</p></div>
     <div class="field check"><input id="verify-email" name="verifyEmail" type="checkbox" value="yes"${checked(box('verifyEmail', link?.verify_email ?? false))}${verify.attributes}><label for="verify-email">Verify email</label>
       ${verify.message}<p class="hint" id="verify-email-hint">${
@@ -159,7 +160,7 @@ ${table({
   rows: links.map(
     (l) => html`<tr><th scope="row"><a href="/app/links/${l.id}">${l.name}</a></th>
 <td><code class="address">${url(l)}</code> <button type="button" class="copy secondary" data-copy="${url(l)}">Copy</button></td>
-<td><span class="badge ${linkState(l, now)}">${linkState(l, now)}</span></td><td>${protections(l)}</td><td class="num">${count(l.total_clicks)}</td><td>${when(l.created_at)}</td></tr>`,
+<td><span class="badge ${linkState(l, now)}">${linkState(l, now)}</span></td><td>${protections(l, user.timezone)}</td><td class="num">${count(l.total_clicks)}</td><td>${when(l.created_at, user.timezone)}</td></tr>`,
   ),
 })}
 ${mayChange(user) ? html`<section class="card"><h2>New link</h2>${linkForm(user, `/app/rooms/${room.id}/links`, documents, undefined, 'Create link', o.form, data.canMail)}</section>` : ''}`;
@@ -198,7 +199,7 @@ export function linkView(
 ${notice(o.done)}
 <section class="card">
   <p>Send this address: <code class="address">${url}</code> <button type="button" class="copy secondary" data-copy="${url}">Copy</button></p>
-  <p>${count(link.total_clicks)} visit${link.total_clicks === 1 ? '' : 's'} · created ${when(link.created_at)} · ${protections(link)}</p>
+  <p>${count(link.total_clicks)} visit${link.total_clicks === 1 ? '' : 's'} · created ${when(link.created_at, user.timezone)} · ${protections(link, user.timezone)}</p>
   ${
     link.verify_email && !data.canMail
       ? html`<p class="alert" role="alert">This link cannot verify emails: no email can be sent (SMTP_URL is not set), so nobody can open it. Turn “Verify email” off, or set SMTP_URL.</p>`
@@ -212,7 +213,7 @@ ${table({
   empty: 'Nobody yet.',
   rows: data.visitors.map(
     (v) =>
-      html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email ?? 'Anonymous viewer'}</a>${v.name ? html` <span class="muted">${v.name}</span>` : ''}${v.internal ? html` <span class="badge internal">Internal</span>` : ''}</th><td class="num">${count(v.visits)}</td><td>${when(v.last_at)}</td></tr>`,
+      html`<tr><th scope="row"><a href="/app/viewers/${v.id}">${v.email ?? 'Anonymous viewer'}</a>${v.name ? html` <span class="muted">${v.name}</span>` : ''}${v.internal ? html` <span class="badge internal">Internal</span>` : ''}</th><td class="num">${count(v.visits)}</td><td>${when(v.last_at, user.timezone)}</td></tr>`,
   ),
 })}
 ${

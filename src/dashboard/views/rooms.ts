@@ -1,6 +1,7 @@
 import type { Analytics } from '../../analytics/schemas.ts';
 import { type Html, html } from '../../core/html.ts';
 import { PERIODS, type Period } from '../../core/period.ts';
+import { clockInZone } from '../../core/zones.ts';
 import type { DashboardUser } from '../auth.ts';
 import { errorSummary, type FormState, fieldError, typed } from '../forms.ts';
 import {
@@ -86,7 +87,7 @@ ${table({
     (
       r,
     ) => html`<tr><th scope="row"><a href="/app/rooms/${r.id}">${r.name}</a></th><td><span class="badge ${r.status}">${r.status}</span></td>
-<td class="num">${count(r.views_30d)}</td><td class="num">${count(r.viewers_30d)}</td><td>${when(r.last_activity)}</td></tr>`,
+<td class="num">${count(r.views_30d)}</td><td class="num">${count(r.viewers_30d)}</td><td>${when(r.last_activity, user.timezone)}</td></tr>`,
   ),
 })}
 ${
@@ -183,7 +184,7 @@ ${notice(o.done)}
 <section class="card">
   <h2>Live: the last hour</h2>
   <ul class="activity" id="live" data-source="/app/rooms/${room.id}/activity" aria-live="polite">
-    ${activityItems(data.activity)}
+    ${activityItems(data.activity, user.timezone)}
   </ul>
 </section>
 ${
@@ -252,7 +253,10 @@ function change(now: number, before: number): Html {
   return html`<p class="kpi-delta ${pct > 0 ? 'up' : pct < 0 ? 'down' : 'muted'}">${pct === 0 ? 'No change' : `${pct > 0 ? '▲' : '▼'} ${Math.abs(pct)}%`} <span class="visually-hidden">${word}</span> vs previous period</p>`;
 }
 
-export function activityItems(rows: readonly { kind: string; at: Date; who: string; what: string }[]): Html {
+export function activityItems(
+  rows: readonly { kind: string; at: Date; who: string; what: string }[],
+  zone: string,
+): Html {
   if (rows.length === 0) return html`<li class="empty">Nothing in the last hour.</li>`;
   const verb = {
     view: 'opened',
@@ -260,5 +264,5 @@ export function activityItems(rows: readonly { kind: string; at: Date; who: stri
     download: 'downloaded',
     refused: 'was refused by the lists of',
   } as Record<string, string>;
-  return html`${rows.map((r) => html`<li><time datetime="${r.at.toISOString()}">${r.at.toISOString().slice(11, 16)}</time> <strong>${r.who}</strong> ${verb[r.kind] ?? r.kind} ${r.what}</li>`)}`;
+  return html`${rows.map((r) => html`<li><time datetime="${r.at.toISOString()}" title="${when(r.at, zone)}">${clockInZone(r.at, zone)}</time> <strong>${r.who}</strong> ${verb[r.kind] ?? r.kind} ${r.what}</li>`)}`;
 }

@@ -11,7 +11,7 @@ export const TEAM_FIELDS = { timezone: 'Timezone', internalDomains: 'Internal do
 const IDS = { timezone: 'team-timezone', internalDomains: 'internal-domains' };
 
 /** Every timezone Intl knows, UTC first. */
-const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+export const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
 
 /** The team's timezone and internal domains, and the form that changes them. */
 export function teamView(
@@ -35,7 +35,7 @@ ${o.top ?? ''}
   <div class="field"><label for="team-timezone">Timezone</label>${zoneError.message}<select id="team-timezone" name="timezone"${zoneError.attributes}${disabled}>
     ${(ZONES.includes(zone) ? ZONES : [zone, ...ZONES]).map((z) => html`<option${z === zone ? html` selected` : ''}>${z}</option>`)}
   </select>
-    <p class="hint" id="team-timezone-hint">The zone the team's days are counted in.</p></div>
+    <p class="hint" id="team-timezone-hint">Every time on the team's pages is shown in it (each person may choose their own on Account), and a link's expiry is typed in it.</p></div>
   <div class="field"><label for="internal-domains">Internal domains</label>${domains.message}<textarea id="internal-domains" name="internalDomains" rows="4"${domains.attributes}${disabled}>${typed(o.form, 'internalDomains', kept)}</textarea>
     <p class="hint" id="internal-domains-hint">One @domain a line, such as @yourcompany.com. Visits by these emails, and by the team's users, are shown as internal and left out of every figure and webhook.</p></div>
   ${mayChange(user) ? html`<button type="submit" class="primary">Save</button>` : ''}

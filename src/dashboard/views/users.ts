@@ -45,7 +45,7 @@ ${table({
       u.id === user.id
         ? u.role
         : html`<form method="post" action="/app/users/${u.id}/role" class="inline">${csrfField(user)}<label class="visually-hidden" for="role-${u.id}">Role of ${u.email}</label>${roleSelect(`role-${u.id}`, u.role)}<button type="submit" class="secondary">Change role</button></form>`
-    }</td><td>${u.password_hash ? 'Active' : 'Invited'}</td><td>${when(u.created_at)}</td>
+    }</td><td>${u.password_hash ? 'Active' : 'Invited'}</td><td>${when(u.created_at, user.timezone)}</td>
 <td>${u.id === user.id ? '' : actionButton(user, `/app/users/${u.id}/remove`, 'Remove', { danger: true, allowed: true })}</td></tr>`,
   ),
 })}
@@ -54,7 +54,7 @@ ${table({
   head: ['Email', 'Role', 'Expires'],
   empty: 'No open invitations.',
   rows: data.invitations.map(
-    (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.expires_at)}</td></tr>`,
+    (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.expires_at, user.timezone)}</td></tr>`,
   ),
 })}`,
   );

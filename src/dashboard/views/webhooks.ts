@@ -45,7 +45,7 @@ ${table({
     (
       e,
     ) => html`<tr><th scope="row"><a href="/app/webhooks/${e.id}">${e.url}</a></th><td>${e.events === null ? 'Every event' : e.events.join(', ')}</td>
-<td>${e.enabled ? 'Enabled' : 'Disabled'}</td><td>${when(e.createdAt)}</td></tr>`,
+<td>${e.enabled ? 'Enabled' : 'Disabled'}</td><td>${when(e.createdAt, user.timezone)}</td></tr>`,
   ),
 })}`,
   );
@@ -106,7 +106,7 @@ ${table({
   empty: 'No dead letters.',
   rows: dead.map(
     (d) =>
-      html`<tr><td>${when(d.failedAt)}</td><td>${d.type}</td><td class="num">${d.attempts}</td><td>${d.lastStatus ?? '—'}</td><td>${d.lastError ?? ''}</td>${mayChange(user) ? html`<td>${actionButton(user, `/app/dead-letters/${d.id}/replay`, 'Replay')}</td>` : ''}</tr>`,
+      html`<tr><td>${when(d.failedAt, user.timezone)}</td><td>${d.type}</td><td class="num">${d.attempts}</td><td>${d.lastStatus ?? '—'}</td><td>${d.lastError ?? ''}</td>${mayChange(user) ? html`<td>${actionButton(user, `/app/dead-letters/${d.id}/replay`, 'Replay')}</td>` : ''}</tr>`,
   ),
 })}
 ${table({
@@ -122,7 +122,7 @@ ${table({
     .slice(0, 50)
     .map(
       (a) =>
-        html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${a.status ?? 'no answer'}</td><td class="num">${a.durationMs} ms</td><td>${a.error ?? ''}</td></tr>`,
+        html`<tr><td>${when(a.at, user.timezone)}</td><td>${a.type}</td><td>${a.status ?? 'no answer'}</td><td class="num">${a.durationMs} ms</td><td>${a.error ?? ''}</td></tr>`,
     ),
 })}`,
   });
