@@ -76,8 +76,12 @@ export interface Config {
    * embedded store and the demo, no on PostgreSQL (run `dealroom migrate` as its own step).
    */
   migrateOnStart: boolean | undefined;
-  /** SMTP_URL (smtp:// or smtps://): invitations are also mailed from SMTP_FROM; unset: shown only. */
-  mail: { smtpUrl: string | undefined; from: string };
+  /**
+   * SMTP_URL (smtp:// or smtps://): invitations, codes and notifications are mailed from
+   * SMTP_FROM; unset: shown only. VISIT_EMAIL_DELAY_SECONDS: a visit's email waits this long
+   * after the visit starts, to say what was read (180).
+   */
+  mail: { smtpUrl: string | undefined; from: string; visitEmailDelaySeconds: number };
   webhooks: {
     /** http:// and private, loopback or link-local addresses allowed (development and tests only). */
     allowPrivateUrls: boolean;
@@ -141,6 +145,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     if (value === undefined) return fallback;
     if (!/^[1-9][0-9]{0,8}$/.test(value)) {
       problems.push(`${name} must be a whole number from 1 to 999999999`);
+      return fallback;
+    }
+    return Number(value);
+  };
+  const nonNegative = (name: string, fallback: number) => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    if (!/^(0|[1-9][0-9]{0,6})$/.test(value)) {
+      problems.push(`${name} must be a whole number from 0 to 9999999`);
       return fallback;
     }
     return Number(value);
@@ -209,7 +222,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+/.test(smtpUrl)) {
     problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
   }
-  const mail = { smtpUrl, from: read('SMTP_FROM') ?? 'Deal Room <no-reply@localhost>' };
+  const mail = {
+    smtpUrl,
+    from: read('SMTP_FROM') ?? 'Deal Room <no-reply@localhost>',
+    visitEmailDelaySeconds: nonNegative('VISIT_EMAIL_DELAY_SECONDS', 180),
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({

@@ -139,6 +139,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         appUrl: config.appUrl,
         allowPrivateUrls: config.webhooks.allowPrivateUrls,
         mailConfigured: config.mail.smtpUrl !== undefined,
+        visitEmailDelayMs: config.mail.visitEmailDelaySeconds * 1000,
         metrics,
         onEvents: (events) => {
           worker?.wake();

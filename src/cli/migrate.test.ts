@@ -17,6 +17,7 @@ const MIGRATIONS = [
   '012_webhook_test_sends',
   '013_counted_attempts',
   '014_gate_steps',
+  '015_notifications',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

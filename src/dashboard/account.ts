@@ -1,6 +1,7 @@
 import type { Html } from '../core/html.ts';
 import { IdParams } from '../core/schemas.ts';
 import { timezoneOf } from '../core/zones.ts';
+import { visitEmailsOf } from '../notifications/repo.ts';
 import { changePassword, checkNewPassword, endSession, setOwnTimezone } from '../users/commands.ts';
 import { userSessions, userTimezones } from '../users/repo.ts';
 import { actorOf, type DashboardUser } from './auth.ts';
@@ -18,6 +19,7 @@ export const accountRoutes: Route = (app, deps) => {
       user,
       await userSessions(deps.db, user.id, deps.clock.now()),
       await userTimezones(deps.db, user.id),
+      (await visitEmailsOf(deps.db, user.id)) ?? { visit_emails: 'instant', digest_hour: 8 },
       top,
     );
 

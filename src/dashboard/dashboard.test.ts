@@ -771,4 +771,39 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect((await person.post('/app/account/timezone', { _csrf, timezone: '' })).statusCode).toBe(303);
     expect((await person.get(`/app/links/${link?.id}`)).body).toContain('Expires 2026-12-01 18:00 EST');
   });
+
+  it('follows the rooms a user creates; Follow and Unfollow; the choice of visit emails; the Notifications page', async () => {
+    const { person, team } = await member('owner');
+    const _csrf = await person.csrf();
+    const created = await person.post('/app/rooms', { _csrf, name: 'Followed room' });
+    expect(created.statusCode).toBe(303);
+    const roomId = /\/app\/rooms\/([0-9a-f-]{36})/.exec(String(created.headers.location))?.[1] as string;
+    expect((await person.get(`/app/rooms/${roomId}`)).body).toContain('>Unfollow</button>');
+    expect((await person.post(`/app/rooms/${roomId}/unfollow`, { _csrf })).statusCode).toBe(303);
+    expect((await person.get(`/app/rooms/${roomId}`)).body).toContain('>Follow</button>');
+    expect((await person.post(`/app/rooms/${roomId}/follow`, { _csrf })).statusCode).toBe(303);
+
+    const account = await person.get('/app/account');
+    expect(account.body).toContain('<legend>Visit emails</legend>');
+    expect(account.body).toMatch(/value="instant" checked/);
+    for (const label of ['Instant', 'Daily digest', 'Off'])
+      expect(account.body).toContain(`>${label}</label>`);
+    expect(
+      (await person.post('/app/account/notifications', { _csrf, visitEmails: 'digest', digestHour: '7' }))
+        .statusCode,
+    ).toBe(303);
+    expect((await person.get('/app/account')).body).toMatch(/value="digest" checked/);
+    expect(
+      (await person.post('/app/account/notifications', { _csrf, visitEmails: 'instant', digestHour: '7' }))
+        .statusCode,
+    ).toBe(303);
+
+    // A visit through a link of the room: due in 3 minutes, listed once sent (or kept).
+    const link = (await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Buyers' })).body.data.id as string;
+    await admin.post(`/links/${link}/visits`, { viewer: { email: 'told@buyer.example' } });
+    const due = await person.get('/app/notifications');
+    expect(due.body).toContain('A visit to Followed room');
+    expect(due.body).toContain('Due');
+    expect(team).toBeTruthy();
+  });
 });

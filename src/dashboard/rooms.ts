@@ -6,6 +6,7 @@ import { addDays, startOfUtcDay } from '../core/time.ts';
 import { clockInZone } from '../core/zones.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody } from '../deal-rooms/schemas.ts';
+import { follows } from '../notifications/repo.ts';
 import type { DashboardUser } from './auth.ts';
 import {
   asUser,
@@ -81,7 +82,8 @@ export const roomRoutes: Route = (app, deps) => {
             firstDayOf(period, now),
           );
     const activity = await recentActivity(deps.db, room.id, new Date(now.getTime() - 3600_000), 20);
-    return { room, period, analytics, previous, activity };
+    const following = await follows(deps.db, user.id, room.id);
+    return { room, period, analytics, previous, activity, following };
   };
 
   app.get('/rooms', { schema: { querystring: RoomsQuery } }, async (request, reply) =>

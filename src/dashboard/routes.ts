@@ -4,6 +4,7 @@ import type { DashboardDeps } from './context.ts';
 import { documentRoutes } from './documents.ts';
 import { unstorableForm } from './forms.ts';
 import { linkRoutes } from './links.ts';
+import { notificationRoutes, unsubscribeRoutes } from './notifications.ts';
 import { roomRoutes } from './rooms.ts';
 import { settingsRoutes } from './settings.ts';
 import { signInRoutes } from './sign-in.ts';
@@ -32,6 +33,7 @@ declare module 'fastify' {
  */
 export function dashboardRoutes(app: TypedFastify, deps: DashboardDeps): void {
   signInRoutes(app, deps);
+  unsubscribeRoutes(app, deps);
   app.register(
     async (scope: TypedFastify) => {
       scope.decorateRequest('user', null as unknown as DashboardUser);
@@ -56,7 +58,14 @@ export function dashboardRoutes(app: TypedFastify, deps: DashboardDeps): void {
           unstorableForm(request.body);
         }
       });
-      for (const routes of [roomRoutes, documentRoutes, linkRoutes, viewerRoutes, settingsRoutes]) {
+      for (const routes of [
+        roomRoutes,
+        documentRoutes,
+        linkRoutes,
+        viewerRoutes,
+        notificationRoutes,
+        settingsRoutes,
+      ]) {
         routes(scope, deps);
       }
     },

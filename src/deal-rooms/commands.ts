@@ -2,6 +2,7 @@ import { applyTeamRooms } from '../aggregates/deltas.ts';
 import { apiErrors, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { forgetRoomEvents, recordEvent } from '../events/outbox.ts';
+import { followAsCreator } from '../notifications/commands.ts';
 import { teamExists } from '../teams/repo.ts';
 import { linkIdsOfRoom, removeRoomEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
@@ -38,6 +39,7 @@ export async function createDealRoom(
     const id = newId(tx.now.getTime());
     await insertDealRoom(tx, { id, teamId, name: input.name, description: input.description ?? '' }, tx.now);
     await applyTeamRooms(tx, [{ teamId, active: 1, archived: 0 }]);
+    await followAsCreator(tx, ctx.actor, id);
     return changed(tx, id, 'deal_room.created');
   });
 }

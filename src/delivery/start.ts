@@ -2,11 +2,12 @@ import type { Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import { mailerOf } from '../mail/mailer.ts';
 import type { WriteContexts } from '../write/context.ts';
 import { WEBHOOK_USER_AGENT } from './sender.ts';
 import { DeliveryWorker, type WorkerLogger } from './worker.ts';
 
-/** The webhook worker on a store, as configured; started. */
+/** The worker on a store, as configured (webhooks, and notifications through SMTP_URL); started. */
 export function startWorker(
   config: Readonly<Config>,
   db: Database,
@@ -25,6 +26,7 @@ export function startWorker(
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     userAgent: WEBHOOK_USER_AGENT,
     writeContext,
+    mailer: mailerOf(config.mail),
   });
   worker.start();
   return worker;

@@ -4,6 +4,8 @@ import type { Database } from '../db/database.ts';
 import { isConnectionError } from '../db/database.ts';
 import { GATE_FAILURES, pruneGateFailures } from '../link-page/repo.ts';
 import { raiseLinkExpiries } from '../links/commands.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { deliverNotifications, queueDigests } from '../notifications/commands.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
 import { SYSTEM, type WriteContexts, writeContexts } from '../write/context.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
@@ -55,6 +57,8 @@ export interface WorkerOptions {
   random?: () => number;
   /** The process's write contexts (server.ts), for the link.expired events it raises. */
   writeContext?: WriteContexts | undefined;
+  /** Mails the notifications (SMTP_URL); without it they are kept for the dashboard. */
+  mailer?: Mailer | undefined;
 }
 
 /** Attempts older than this are pruned: an endpoint keeps its recent attempts. */
@@ -77,8 +81,8 @@ const OUTAGE_PAUSE_MS = 1000;
  * what is kept for a limited time. Any number of workers can share one PostgreSQL.
  */
 export class DeliveryWorker {
-  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve' | 'writeContext'>> &
-    Pick<WorkerOptions, 'metrics' | 'resolve' | 'writeContext'>;
+  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve' | 'writeContext' | 'mailer'>> &
+    Pick<WorkerOptions, 'metrics' | 'resolve' | 'writeContext' | 'mailer'>;
   #writes: WriteContexts | undefined;
   readonly #sender: WebhookSender;
   readonly #busy = new Map<string, number>();
@@ -89,6 +93,7 @@ export class DeliveryWorker {
   #wakeRequested = false;
   #lastExpiryCheck = 0;
   #lastHousekeeping = 0;
+  #lastDigestCheck = 0;
   #outage = false;
   #lastClaim = 0;
   /** Attempts made, waiting to be recorded together. */
@@ -135,6 +140,7 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.#inFlight]);
     await this.#flush();
     this.#sender.close();
+    this.#options.mailer?.close();
   }
 
   async #loop(): Promise<void> {
@@ -174,6 +180,15 @@ export class DeliveryWorker {
         this.#options.logger.info({ views: completed }, 'views completed after their reports stopped');
       const removed = await pruneDeletedRoomEvents(this.#options.db);
       if (removed > 0) this.#options.logger.info({ events: removed }, "deleted rooms' events removed");
+      if (now - this.#lastDigestCheck >= 60_000) {
+        this.#lastDigestCheck = now;
+        await queueDigests(this.#writeContext());
+      }
+      const notified = await deliverNotifications(this.#writeContext(), {
+        mailer: this.#options.mailer,
+        appUrl: this.#options.appUrl,
+      });
+      if (notified > 0) this.#options.logger.info({ notifications: notified }, 'notifications sent');
     }
     if (now - this.#lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
       this.#lastHousekeeping = now;

@@ -8,6 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';
 import { documentsOfRoom } from '../documents/repo.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { followAsCreator } from '../notifications/commands.ts';
 import { removeLinkEvents } from '../write/cascade.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext, type WriteTx } from '../write/transaction.ts';
@@ -88,6 +89,7 @@ export async function createLink(ctx: WriteContext, roomId: string, given: LinkI
         tx.now,
       );
       await replaceLinkDocuments(tx, id, documentIds);
+      await followAsCreator(tx, ctx.actor, roomId);
       await applyRoomChange(tx, roomId, { links: 1 });
       return changed(tx, ctx, id, 'link.created');
     }),

@@ -9,6 +9,15 @@ export interface MailSettings {
 export interface Mailer {
   send(invitation: { to: string; address: string; teamName: string; invitedBy: string }): Promise<void>;
   sendCode(message: { to: string; code: string; roomName: string; minutes: number }): Promise<void>;
+  /** A notification (a visit email, a digest), with the one-click unsubscribe headers (RFC 8058). */
+  sendNotification(message: {
+    to: string;
+    subject: string;
+    text: string;
+    html: string;
+    unsubscribeUrl: string;
+    messageId: string;
+  }): Promise<void>;
   close(): void;
 }
 
@@ -50,6 +59,21 @@ export function mailerOf(settings: MailSettings): Mailer | undefined {
           '',
           'If you did not ask for it, you can ignore this message: nobody can open the room with your email without the code.',
         ].join('\n'),
+      });
+    },
+    async sendNotification({ to, subject, text, html, unsubscribeUrl, messageId }) {
+      await transport.sendMail({
+        from: settings.from,
+        to,
+        subject,
+        text,
+        html,
+        messageId,
+        headers: {
+          'List-Unsubscribe': `<${unsubscribeUrl}>`,
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          'Auto-Submitted': 'auto-generated',
+        },
       });
     },
     close: () => transport.close(),

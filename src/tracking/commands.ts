@@ -4,6 +4,7 @@ import { downloadRows, visitRows } from '../aggregates/rows.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { queueVisitEmails } from '../notifications/commands.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
 import { completeViewRow, insertDownload, insertVisit, lockedView, lockView } from './repo.ts';
 import type { DownloadSchema, VisitSchema } from './schemas.ts';
@@ -28,8 +29,17 @@ export async function recordVisit(
     const { id: viewerId, internal } = await lockViewer(tx, target.roomId, viewer, newId(tx.now.getTime()));
     const fact = { id, dealRoomId: target.roomId, linkId, viewerId, at };
     await insertVisit(tx, { ...fact, verified: input.verified === true, internal });
-    // The team's own visits are kept, marked, and counted nowhere.
-    if (!internal) await applyVisits(tx, visitRows([fact]));
+    // The team's own visits are kept, marked, and counted nowhere (and nobody is told).
+    if (!internal) {
+      await applyVisits(tx, visitRows([fact]));
+      await queueVisitEmails(tx, ctx, {
+        teamId: target.teamId,
+        roomId: target.roomId,
+        visitId: id,
+        viewerId,
+        at,
+      });
+    }
     return { ...fact, at: at.toISOString() };
   });
 }

@@ -14,6 +14,8 @@ export interface WriteSetup {
   allowPrivateUrls?: boolean | undefined;
   /** SMTP_URL is set (links may verify emails). */
   mailConfigured?: boolean | undefined;
+  /** VISIT_EMAIL_DELAY_SECONDS, in ms. */
+  visitEmailDelayMs?: number | undefined;
   /** Counts every event a write commits (dealroom_events_recorded_total). */
   metrics?: Metrics | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */
@@ -42,6 +44,7 @@ export function writeContexts(setup: WriteSetup): WriteContexts {
     appUrl: setup.appUrl,
     allowPrivateUrls: setup.allowPrivateUrls,
     mailConfigured: setup.mailConfigured,
+    visitEmailDelayMs: setup.visitEmailDelayMs,
     onCommitted,
     ...extras,
   });

@@ -24,6 +24,8 @@ export interface WriteContext {
   allowPrivateUrls?: boolean | undefined;
   /** SMTP_URL is set: a link may verify emails (else turning it on is a 409). */
   mailConfigured?: boolean | undefined;
+  /** VISIT_EMAIL_DELAY_SECONDS, in ms: a visit's email is due this long after the visit starts. */
+  visitEmailDelayMs?: number | undefined;
   /** A retry-safe request: its key, and a fingerprint of the whole request. */
   idempotency?: { key: string; fingerprint: string } | undefined;
   /** Told of the events a write recorded, once it has committed (metrics). */

@@ -9,8 +9,12 @@ export function accountView(
   user: DashboardUser,
   sessions: readonly SessionRow[],
   zones: { own: string | null; team: string },
+  emails: { visit_emails: string; digest_hour: number },
   top: Html | '' = '',
 ): string {
+  const choice = (value: string, label: string, hint: string) =>
+    html`<div class="field check"><input id="visit-emails-${value}" name="visitEmails" type="radio" value="${value}"${emails.visit_emails === value ? html` checked` : ''} aria-describedby="visit-emails-${value}-hint"><label for="visit-emails-${value}">${label}</label>
+      <p class="hint" id="visit-emails-${value}-hint">${hint}</p></div>`;
   return dashboardPage(user, {
     title: 'Your account',
     section: 'account',
@@ -27,6 +31,17 @@ ${table({
 <td>${s.id === user.sessionId ? 'This browser' : actionButton(user, `/app/account/sessions/${s.id}/end`, 'End session', { allowed: true })}</td></tr>`,
   ),
 })}
+<form method="post" action="/app/account/notifications" class="card stack" id="visit-emails">${csrfField(user)}
+  <fieldset><legend>Visit emails</legend>
+    ${choice('instant', 'Instant', 'An email a few minutes after each visit to a room you follow: who, which documents, pages and time.')}
+    ${choice('digest', 'Daily digest', 'One email a day with the visits, readers and top pages of the rooms you follow.')}
+    ${choice('off', 'Off', 'No email; the Notifications page still lists nothing new.')}
+  </fieldset>
+  <div class="field"><label for="digest-hour">Digest time</label><select id="digest-hour" name="digestHour">
+    ${Array.from({ length: 24 }, (_, h) => html`<option value="${h}"${h === emails.digest_hour ? html` selected` : ''}>${String(h).padStart(2, '0')}:00 (${user.timezone})</option>`)}
+  </select></div>
+  <button type="submit" class="secondary">Save visit emails</button>
+</form>
 <form method="post" action="/app/account/timezone" class="card stack">${csrfField(user)}
   <h2>Your timezone</h2>
   <div class="field"><label for="own-timezone">Timezone</label><select id="own-timezone" name="timezone" aria-describedby="own-timezone-hint">

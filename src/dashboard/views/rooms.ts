@@ -105,6 +105,8 @@ export interface RoomOverview {
   /** The same length of time just before (not for "all"). */
   previous: { views: number; duration: number; downloads: number } | undefined;
   activity: readonly ActivityRow[];
+  /** The person follows the room (its visits reach them as they chose on Account). */
+  following: boolean;
 }
 
 /** A room's overview: key figures against the period before, views per day, top documents and links, the last hour, its settings. */
@@ -119,7 +121,8 @@ export function roomView(
   const description = fieldError(o.form, 'description', 'room-description');
   const body = html`<div class="page-head">
   <div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div>
-  <span class="badge ${room.status}">${room.status}</span>
+  <div class="head-actions"><span class="badge ${room.status}">${room.status}</span>
+  <form method="post" action="/app/rooms/${room.id}/${data.following ? 'unfollow' : 'follow'}">${csrfField(user)}<button type="submit" class="secondary">${data.following ? 'Unfollow' : 'Follow'}</button></form></div>
 </div>
 ${roomTabs(room, 'overview')}
 ${errorSummary(o.form, { name: 'room-name', description: 'room-description' })}
