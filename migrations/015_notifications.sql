@@ -46,3 +46,7 @@ CREATE INDEX notifications_user_idx ON notifications (user_id, created_at DESC);
 CREATE INDEX notifications_visit_idx ON notifications (visit_id) WHERE visit_id IS NOT NULL;
 CREATE UNIQUE INDEX notifications_unsubscribe_idx ON notifications (unsubscribe_sha256)
   WHERE unsubscribe_sha256 IS NOT NULL;
+
+-- Refused downloads are shown: in a room's overview and activity, a viewer's timeline, emails.
+CREATE INDEX download_refusals_room_idx ON download_refusals (deal_room_id, at DESC);
+CREATE INDEX download_refusals_viewer_idx ON download_refusals (viewer_id, at);

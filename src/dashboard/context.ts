@@ -15,6 +15,7 @@ import type { WriteContext } from '../write/transaction.ts';
 import { actorOf, type DashboardUser } from './auth.ts';
 import { DashboardError, notFound, refusal } from './errors.ts';
 import { FormBody } from './forms.ts';
+import type { LiveActivity } from './live.ts';
 
 export interface DashboardDeps {
   db: Database;
@@ -33,6 +34,8 @@ export interface DashboardDeps {
   mailer?: Mailer | undefined;
   /** Sends the test event of an endpoint's page (the worker's sender, its address rules). */
   sender: () => WebhookSender;
+  /** The process's live feeds (LISTEN on the activity channel), for the pages' event streams. */
+  live: LiveActivity;
 }
 
 /**

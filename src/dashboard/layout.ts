@@ -3,7 +3,7 @@ import { inZone } from '../core/zones.ts';
 import { canChange, canManageUsers } from '../users/roles.ts';
 import type { DashboardUser } from './auth.ts';
 
-export type Section = 'rooms' | 'notifications' | 'settings' | 'account';
+export type Section = 'rooms' | 'activity' | 'notifications' | 'settings' | 'account';
 
 /** A dashboard page: the team's navigation, the page's own heading and content, the Sign out form. */
 export function dashboardPage(
@@ -22,6 +22,7 @@ export function dashboardPage(
   <a class="brand" href="/app/rooms">◆ Deal Room</a>
   <nav aria-label="Main">
     ${nav('rooms', '/app/rooms', 'Rooms')}
+    ${nav('activity', '/app/activity', 'Activity')}
     ${nav('notifications', '/app/notifications', 'Notifications')}
     ${nav('settings', '/app/settings', 'Team settings')}
     ${nav('account', '/app/account', 'Account')}

@@ -3,7 +3,6 @@ import { getAnalytics } from '../analytics/service.ts';
 import { firstDayOf, isPeriod, PERIOD_DAYS, type Period } from '../core/period.ts';
 import { IdParams } from '../core/schemas.ts';
 import { addDays, startOfUtcDay } from '../core/time.ts';
-import { clockInZone } from '../core/zones.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody } from '../deal-rooms/schemas.ts';
 import { follows } from '../notifications/repo.ts';
@@ -21,7 +20,7 @@ import {
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
-import { type RoomRow, recentActivity, roomDays, teamRoom, teamRooms } from './repo.ts';
+import { type RoomRow, recentActivity, refusedDownloads, roomDays, teamRoom, teamRooms } from './repo.ts';
 import { deleteRoomView, NEW_ROOM_FIELDS, ROOM_FIELDS, roomsView, roomView } from './views/rooms.ts';
 
 export { roomTabs } from './views/rooms.ts';
@@ -81,9 +80,19 @@ export const roomRoutes: Route = (app, deps) => {
             addDays(firstDayOf(period, now), -PERIOD_DAYS[period]),
             firstDayOf(period, now),
           );
-    const activity = await recentActivity(deps.db, room.id, new Date(now.getTime() - 3600_000), 20);
+    const activity = await recentActivity(
+      deps.db,
+      { roomId: room.id },
+      new Date(now.getTime() - 3600_000),
+      20,
+    );
     const following = await follows(deps.db, user.id, room.id);
-    return { room, period, analytics, previous, activity, following };
+    const refused = await refusedDownloads(
+      deps.db,
+      room.id,
+      period === 'all' ? new Date(0) : firstDayOf(period, now),
+    );
+    return { room, period, analytics, previous, activity, following, refusedDownloads: refused };
   };
 
   app.get('/rooms', { schema: { querystring: RoomsQuery } }, async (request, reply) =>
@@ -140,20 +149,6 @@ export const roomRoutes: Route = (app, deps) => {
       return htmlPage(reply, roomView(user, data, { done: DONE[request.query.done ?? ''] }));
     },
   );
-
-  app.get('/rooms/:id/activity', { schema: { params: IdParams } }, async (request, reply) => {
-    const room = await roomOf(deps, request.user, idParam(request));
-    const rows = await recentActivity(deps.db, room.id, new Date(deps.clock.now().getTime() - 3600_000), 20);
-    return reply.header('Cache-Control', 'private, no-store').send({
-      data: rows.map((r) => ({
-        kind: r.kind,
-        at: r.at.toISOString(),
-        time: clockInZone(r.at, request.user.timezone),
-        who: r.who,
-        what: r.what,
-      })),
-    });
-  });
 
   app.post('/rooms/:id', { schema: { params: IdParams, body: FormBody } }, async (request, reply) => {
     const { user } = request;

@@ -1,4 +1,5 @@
 import type { TypedFastify } from '../routing/types.ts';
+import { activityRoutes } from './activity.ts';
 import { checkCsrf, checkRole, type DashboardUser, type May, requireUser } from './auth.ts';
 import type { DashboardDeps } from './context.ts';
 import { documentRoutes } from './documents.ts';
@@ -60,6 +61,7 @@ export function dashboardRoutes(app: TypedFastify, deps: DashboardDeps): void {
       });
       for (const routes of [
         roomRoutes,
+        activityRoutes,
         documentRoutes,
         linkRoutes,
         viewerRoutes,

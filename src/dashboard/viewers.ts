@@ -213,6 +213,8 @@ function happening(t: TimelineRow): string {
       return `Accepted the agreement${proved}`;
     case 'refused':
       return `Refused: the link's lists keep this email out${proved}`;
+    case 'download_refused':
+      return `Download refused${proved}`;
     default:
       return `Downloaded${proved}`;
   }

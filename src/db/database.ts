@@ -34,6 +34,11 @@ export interface Database extends Queryable {
   poolStats(): PoolStats;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Calls `handler` with the payload of every NOTIFY on `channel` (sent by any process, at its
+   * transaction's commit) until the returned function is called.
+   */
+  listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

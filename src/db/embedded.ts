@@ -49,6 +49,8 @@ export async function openEmbedded(
   /** Bumped at each restart: a transaction begun on an abandoned thread cannot go on. */
   let generation = 0;
   let closed = false;
+  /** What listens to each channel (Database.listen). */
+  const listeners = new Map<string, Set<(payload: string) => void>>();
 
   const failAll = (err: Error) => {
     for (const [id, waiting] of pending) {
@@ -85,6 +87,11 @@ export async function openEmbedded(
     thread.off('exit', onExit);
     thread.off('message', onMessage);
     thread.on('message', (reply: ThreadReply) => {
+      if ('notification' in reply) {
+        for (const handler of listeners.get(reply.notification.channel) ?? [])
+          handler(reply.notification.payload);
+        return;
+      }
       if (!('id' in reply)) return;
       const waiting = pending.get(reply.id);
       if (!waiting) return;
@@ -178,6 +185,18 @@ export async function openEmbedded(
           throw err;
         }
       }),
+    async listen(channel, handler) {
+      let handlers = listeners.get(channel);
+      if (!handlers) {
+        handlers = new Set();
+        listeners.set(channel, handlers);
+        await exclusive(() => send({ op: 'listen', channel }));
+      }
+      handlers.add(handler);
+      return async () => {
+        handlers.delete(handler);
+      };
+    },
     // Statements queue here one at a time; there is no pool to wait for.
     poolStats: () => ({ waits: 0, sheds: 0, waiting: 0 }),
     async ping() {

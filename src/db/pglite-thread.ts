@@ -14,13 +14,16 @@ export type ThreadRequest =
   | { id: number; op: 'query'; sql: string; params: unknown[]; prepared?: boolean }
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'copy'; sql: string; text: string }
+  | { id: number; op: 'listen'; channel: string }
   | { id: number; op: 'close' };
 
 export type ThreadReply =
   | { id: number; rows: unknown[] }
   | { id: number; error: { message: string; code?: string; name: string } }
   | { ready: true }
-  | { failed: string };
+  | { failed: string }
+  /** A NOTIFY on a channel the main thread listens to (delivered at its transaction's commit). */
+  | { notification: { channel: string; payload: string } };
 
 /** The file-system calls of Emscripten's NODEFS that set a file's mode. */
 interface NodeFsOps {
@@ -154,6 +157,12 @@ async function serve(
         case 'copy':
           // PGlite reads COPY input from a Blob handed to the query as /dev/blob.
           await db.query(request.sql, [], { blob: new Blob([request.text]) });
+          port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
+          break;
+        case 'listen':
+          await db.listen(request.channel, (payload) =>
+            port.postMessage({ notification: { channel: request.channel, payload } } satisfies ThreadReply),
+          );
           port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
           break;
         case 'close':

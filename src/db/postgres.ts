@@ -52,6 +52,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     lock_timeout: options.lockTimeoutMs ?? Math.round(((options.statementTimeoutMs ?? 15_000) * 2) / 3),
     options: searchPath,
   });
+  const listening = listener(options, (err) => unreachable(err));
   // An idle client that loses its connection emits here; without a listener the process
   // would crash. The pool drops the client and makes a new one on the next query.
   pool.on('error', (err) => {
@@ -147,8 +148,71 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     async ping() {
       await run(pool, 'SELECT 1');
     },
+    listen: (channel, handler) => listening.add(channel, handler),
     async close() {
+      await listening.close();
       await pool.end();
+    },
+  };
+}
+
+/**
+ * LISTEN on a connection of its own (a pool's connections come and go): every handler of a
+ * channel gets each NOTIFY's payload. A lost connection is opened again after a second, and
+ * listens again; what was notified in between is missed (the pages poll as a fallback).
+ */
+function listener(options: PostgresOptions, unreachable: (err: unknown) => void) {
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  let client: pg.Client | undefined;
+  let connecting: Promise<pg.Client> | undefined;
+  let closed = false;
+  const connect = (): Promise<pg.Client> => {
+    connecting ??= (async () => {
+      const next = new pg.Client({
+        connectionString: options.connectionString,
+        options: options.schema ? `-c search_path=${quoteIdent(options.schema)}` : undefined,
+      });
+      next.on('notification', (message) => {
+        for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+      });
+      next.on('error', (err) => {
+        unreachable(err);
+        client = undefined;
+        connecting = undefined;
+        if (!closed) setTimeout(() => void reconnect(), 1000).unref();
+      });
+      await next.connect();
+      for (const channel of handlers.keys()) await next.query(`LISTEN ${quoteIdent(channel)}`);
+      client = next;
+      return next;
+    })();
+    connecting.catch(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  };
+  const reconnect = async () => {
+    if (closed || handlers.size === 0) return;
+    await connect().catch(() => setTimeout(() => void reconnect(), 1000).unref());
+  };
+  return {
+    async add(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>> {
+      let set = handlers.get(channel);
+      const fresh = !set;
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+      }
+      set.add(handler);
+      const connected = client ?? (await connect());
+      if (fresh && connected === client) await connected.query(`LISTEN ${quoteIdent(channel)}`);
+      return async () => {
+        set.delete(handler);
+      };
+    },
+    async close() {
+      closed = true;
+      await client?.end().catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { isUuid, newId } from '../core/ids.ts';
 import { verifyPassword } from '../core/passwords.ts';
+import { announceActivity } from '../events/activity.ts';
 import { exclusiveGuards } from '../write/guards.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
 import {
@@ -120,5 +121,8 @@ export async function recordGateStep(
   ctx: WriteContext,
   record: Omit<GateRecord, 'id' | 'at'>,
 ): Promise<void> {
-  await inWrite(ctx, (tx) => insertGateRecord(tx, { ...record, id: newId(tx.now.getTime()), at: tx.now }));
+  await inWrite(ctx, async (tx) => {
+    await insertGateRecord(tx, { ...record, id: newId(tx.now.getTime()), at: tx.now });
+    if (record.kind === 'refused') await announceActivity(tx, [record.roomId]);
+  });
 }

@@ -3,6 +3,7 @@ import { applyDownloads, applyViewDurations, applyVisits } from '../aggregates/d
 import { downloadRows, visitRows } from '../aggregates/rows.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
+import { announceActivity } from '../events/activity.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { queueVisitEmails } from '../notifications/commands.ts';
 import { inWrite, type WriteContext } from '../write/transaction.ts';
@@ -100,6 +101,7 @@ export async function recordDownload(
     const download = { ...fact, at: at.toISOString() };
     if (internal) return { allowed, download };
     if (allowed) await applyDownloads(tx, downloadRows([fact]));
+    await announceActivity(tx, [target.roomId]);
     await recordEvent(
       tx,
       { teamId: target.teamId, dealRoomId: target.roomId },

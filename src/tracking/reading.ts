@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Database } from '../db/database.ts';
+import { announceActivity } from '../events/activity.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { batchersByStore, type Settled, WriteBatcher } from '../write/batch.ts';
@@ -255,6 +256,10 @@ async function record(
         first: fresh.has(`${viewId}/${p.page}`),
       })),
     ),
+  );
+  await announceActivity(
+    tx,
+    readings.filter((r) => !r.row.internal).map((r) => r.row.deal_room_id),
   );
   const rendered = views.map(({ view }) => renderView(view));
   const completing = readings.flatMap((reading, i) => (reading.final && !reading.row.internal ? [i] : []));

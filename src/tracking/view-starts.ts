@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import type { Database } from '../db/database.ts';
+import { announceActivity } from '../events/activity.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { type NewEvent, recordEvents } from '../events/outbox.ts';
 import { identityKey, type ViewerIdentity } from '../viewers/identity.ts';
@@ -255,6 +256,10 @@ async function writeViews(tx: WriteTx, checked: Checked[]): Promise<void> {
       owners.push(p);
     }
   });
+  await announceActivity(
+    tx,
+    counted.map((v) => v.dealRoomId),
+  );
   const recorded = await recordEvents(tx, events);
   recorded.forEach((event, i) => {
     owners[i]?.events.push(event);

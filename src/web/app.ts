@@ -13,6 +13,7 @@ import type { Metrics } from '../core/metrics.ts';
 import { DashboardError } from '../dashboard/errors.ts';
 import { parseForm } from '../dashboard/forms.ts';
 import { dashboardPage, publicPage } from '../dashboard/layout.ts';
+import { LiveActivity } from '../dashboard/live.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { Database } from '../db/database.ts';
 import { WEBHOOK_USER_AGENT, WebhookSender } from '../delivery/sender.ts';
@@ -158,6 +159,9 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     return signer;
   };
   const files = deps.files ?? sharedFileWork();
+  // Open event streams end as the app closes: they would hold its listener open.
+  const live = new LiveActivity(deps.db);
+  app.addHook('preClose', async () => live.close());
   const linkPage: LinkPageDeps = {
     write: writeContext(VISITOR),
     startView: deps.startView,
@@ -183,6 +187,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     sessionIdleMs: deps.sessionIdleMs,
     files,
     mailer: deps.mailer,
+    live,
     sender: () => {
       sender ??= new WebhookSender({
         userAgent: WEBHOOK_USER_AGENT,

@@ -107,6 +107,8 @@ export interface RoomOverview {
   activity: readonly ActivityRow[];
   /** The person follows the room (its visits reach them as they chose on Account). */
   following: boolean;
+  /** Downloads the links or documents refused in the period. */
+  refusedDownloads: number;
 }
 
 /** A room's overview: key figures against the period before, views per day, top documents and links, the last hour, its settings. */
@@ -135,6 +137,7 @@ ${notice(o.done)}
   ${kpi('Unique viewers', count(analytics.uniqueViewers), undefined)}
   ${kpi('Average time', duration(analytics.avgViewDurationSeconds), previous && change(analytics.avgViewDurationSeconds, avgPrevious))}
   ${kpi('Downloads', count(analytics.totalDownloads), previous && change(analytics.totalDownloads, previous.downloads))}
+  ${kpi('Refused downloads', count(data.refusedDownloads), undefined)}
 </section>
 <section class="card">
   <h2>Views per day</h2>
@@ -186,7 +189,7 @@ ${notice(o.done)}
 </div>
 <section class="card">
   <h2>Live: the last hour</h2>
-  <ul class="activity" id="live" data-source="/app/rooms/${room.id}/activity" aria-live="polite">
+  <ul class="activity" id="live" data-source="/app/rooms/${room.id}/activity" data-stream="/app/rooms/${room.id}/live" aria-live="polite">
     ${activityItems(data.activity, user.timezone)}
   </ul>
 </section>
@@ -257,8 +260,9 @@ function change(now: number, before: number): Html {
 }
 
 export function activityItems(
-  rows: readonly { kind: string; at: Date; who: string; what: string }[],
+  rows: readonly { kind: string; at: Date; who: string; what: string; room?: string }[],
   zone: string,
+  withRoom = false,
 ): Html {
   if (rows.length === 0) return html`<li class="empty">Nothing in the last hour.</li>`;
   const verb = {
@@ -266,6 +270,7 @@ export function activityItems(
     visit: 'visited through',
     download: 'downloaded',
     refused: 'was refused by the lists of',
+    download_refused: 'was refused a download of',
   } as Record<string, string>;
-  return html`${rows.map((r) => html`<li><time datetime="${r.at.toISOString()}" title="${when(r.at, zone)}">${clockInZone(r.at, zone)}</time> <strong>${r.who}</strong> ${verb[r.kind] ?? r.kind} ${r.what}</li>`)}`;
+  return html`${rows.map((r) => html`<li><time datetime="${r.at.toISOString()}" title="${when(r.at, zone)}">${clockInZone(r.at, zone)}</time> <strong>${r.who}</strong> ${verb[r.kind] ?? r.kind} ${r.what}${withRoom && r.room ? ` (${r.room})` : ''}</li>`)}`;
 }
