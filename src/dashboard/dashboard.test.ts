@@ -560,8 +560,20 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const live = await owner.person.get(`/app/rooms/${room}/activity`);
     const feed = (JSON.parse(live.body) as { data: { kind: string; who: string; what: string }[] }).data;
     expect(feed.slice(0, 2)).toEqual([
-      { kind: 'view', at: expect.any(String), who: 'adam_x@other.example', what: 'Deck' },
-      { kind: 'visit', at: expect.any(String), who: 'adam_x@other.example', what: 'Investors' },
+      {
+        kind: 'view',
+        at: expect.any(String),
+        time: expect.any(String),
+        who: 'adam_x@other.example',
+        what: 'Deck',
+      },
+      {
+        kind: 'visit',
+        at: expect.any(String),
+        time: expect.any(String),
+        who: 'adam_x@other.example',
+        what: 'Investors',
+      },
     ]);
     expect(feed).toHaveLength(6);
     clock.advance(3_601_000);

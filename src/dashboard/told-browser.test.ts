@@ -1,0 +1,208 @@
+import pino from 'pino';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../cli/commands.ts';
+import { loadConfig } from '../config.ts';
+import { systemClock } from '../core/clock.ts';
+import { numberedPdf } from '../seed/pdf.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import {
+  axeViolations,
+  hasChromium,
+  LAPTOP,
+  launchChromium,
+  screenshot,
+  watchPage,
+} from '../testing/browser.ts';
+import { until } from '../testing/receiver.ts';
+import { startSmtpServer } from '../testing/smtp.ts';
+import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+
+const ADMIN_TOKEN = 'told-browser-admin-token';
+const PASSWORD = 'correct horse battery';
+const kind = storeKinds().at(-1) ?? 'embedded';
+
+describe.runIf(hasChromium)(
+  `the team is told, in headless Chromium: the live feed and the visit email (${kind} store)`,
+  { timeout: 150_000 },
+  () => {
+    let server: RunningServer;
+    let browser: Browser;
+    let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+    let drop: () => Promise<void>;
+    let web: string;
+    let teamId: string;
+    let roomId: string;
+    let shortId: string;
+    const problems: string[] = [];
+
+    async function admin(
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ data: Record<string, unknown> }> {
+      const bytes = body instanceof Uint8Array;
+      const response = await fetch(`${server.managementApi}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          ...(bytes
+            ? { 'content-type': 'application/pdf' }
+            : body
+              ? { 'content-type': 'application/json' }
+              : {}),
+        },
+        body: bytes ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return (await response.json()) as { data: Record<string, unknown> };
+    }
+
+    beforeAll(async () => {
+      let env: Record<string, string>;
+      ({ env, drop } = await freshStoreEnv(kind));
+      smtp = await startSmtpServer();
+      const config = loadConfig({
+        ...env,
+        ADMIN_TOKEN,
+        MANAGEMENT_PORT: '0',
+        LOG_LEVEL: 'silent',
+        MIGRATE_ON_START: 'true',
+        SMTP_URL: smtp.url,
+        VISIT_EMAIL_DELAY_SECONDS: '25',
+      });
+      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+      web = server.webApp as string;
+      browser = await launchChromium();
+      teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
+      await admin('PATCH', `/teams/${teamId}`, { timezone: 'America/New_York' });
+      roomId = (await admin('POST', `/teams/${teamId}/deal-rooms`, { name: 'Project Atlas' })).data
+        .id as string;
+      for (const [name, pages] of [
+        ['Teaser', 2],
+        ['CIM', 3],
+      ] as const) {
+        const id = (await admin('POST', `/deal-rooms/${roomId}/documents`, { name, status: 'published' }))
+          .data.id as string;
+        await admin('PUT', `/documents/${id}/file`, await numberedPdf(pages));
+      }
+      shortId = (
+        await admin('POST', `/deal-rooms/${roomId}/links`, {
+          name: 'Buyers',
+          requiresEmail: true,
+          allowDownload: false,
+        })
+      ).data.shortId as string;
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await smtp?.stop();
+      await drop?.();
+    });
+
+    async function person(): Promise<Page> {
+      const context = await browser.newContext({ viewport: LAPTOP });
+      const page = await context.newPage();
+      const seen = watchPage(page, web);
+      context.on('close', () => problems.push(...seen.foreign, ...seen.refused));
+      return page;
+    }
+
+    /** Reads the open document for a while: the viewer counts time only on a visible, focused page. */
+    async function read(page: Page, seconds: number) {
+      await page.locator('[data-page="1"] img').waitFor();
+      await page.mouse.move(200, 300);
+      for (let s = 0; s < seconds; s++) {
+        await page.mouse.move(200 + (s % 2) * 10, 300);
+        await page.waitForTimeout(1000);
+      }
+    }
+
+    it('follows a room; sees a visit on the overview without reloading; gets one email naming the documents, pages and time', async () => {
+      const invited = await runCaptured(
+        { config: loadConfig({ APP_URL: web }), db: server.db, clock: systemClock },
+        ['users', 'create', '--team', teamId, '--email', 'olivia@northwind.example', '--role', 'owner'],
+      );
+      expect(invited.code, invited.stderr.join('\n')).toBe(0);
+      const owner = await person();
+      await owner.goto(invited.stdout[0] as string);
+      await owner.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await owner.getByLabel('Confirm password').fill(PASSWORD);
+      await Promise.all([
+        owner.waitForURL(`${web}/app/rooms`),
+        owner.getByRole('button', { name: 'Set password' }).click(),
+      ]);
+      await owner.goto(`${web}/app/rooms/${roomId}`);
+      await owner.getByRole('button', { name: 'Follow' }).click();
+      await owner.getByRole('button', { name: 'Unfollow' }).waitFor();
+      await until(
+        async () => (await owner.locator('#live').getAttribute('data-live')) === 'stream',
+        'the stream',
+      );
+
+      // A recipient reads the two documents.
+      const reader = await person();
+      await reader.goto(`${web}/v/${shortId}`);
+      await reader.getByLabel('Email').fill('cfo@buyer.example');
+      await reader.getByLabel('Name').fill('Carla');
+      await reader.getByRole('button', { name: 'Continue' }).click();
+      await reader.getByRole('link', { name: 'Teaser' }).click();
+      // The owner's overview shows it within a second or two, without reloading.
+      await owner
+        .locator('#live')
+        .getByText('cfo@buyer.example', { exact: false })
+        .first()
+        .waitFor({ timeout: 3000 });
+      expect(await owner.locator('#live').innerText()).toContain('opened Teaser');
+      await read(reader, 6);
+      await reader.goto(`${web}/v/${shortId}`);
+      await reader.getByRole('link', { name: 'CIM' }).click();
+      await read(reader, 6);
+      await reader.goto(`${web}/v/${shortId}`);
+      await look(owner, 'overview-live');
+
+      // One email, 25 s after the visit started (the worker looks every second).
+      await until(
+        () => smtp.received.some((m) => m.to.includes('olivia@northwind.example')),
+        'the visit email',
+        40_000,
+      );
+      const raw = (smtp.received.find((m) => m.to.includes('olivia@northwind.example'))?.raw ?? '').replace(
+        /\r?\n[ \t]+/g,
+        ' ',
+      );
+      expect(raw).toMatch(/Subject: cfo@buyer\.example opened Project Atlas/);
+      expect(raw).toContain('(Carla)');
+      expect(raw).toMatch(/- Teaser: \d+ s, pages 1/);
+      expect(raw).toMatch(/- CIM: \d+ s, pages 1/);
+      expect(raw).toMatch(/ E[SD]T\./);
+      await owner.goto(`${web}/app/notifications`);
+      await owner.getByText('cfo@buyer.example opened Project Atlas').waitFor();
+      await look(owner, 'notifications');
+
+      // The unsubscribe address, one POST as a mail client sends it.
+      // APP_URL is the public address; this server listens on a port of its own.
+      const address = (/List-Unsubscribe: <([^>]+)>/.exec(raw)?.[1] as string).replace(
+        /^https?:\/\/[^/]+/,
+        web,
+      );
+      const answer = await fetch(address, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
+      expect(answer.status).toBe(200);
+      await owner.goto(`${web}/app/rooms/${roomId}`);
+      await owner.getByRole('button', { name: 'Follow' }).waitFor();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(smtp.received.filter((m) => m.to.includes('olivia@northwind.example'))).toHaveLength(1);
+      expect(problems).toEqual([]);
+    });
+
+    async function look(page: Page, name: string) {
+      expect(await axeViolations(page), name).toEqual([]);
+      await screenshot(page, `told-${name}`);
+    }
+  },
+);
