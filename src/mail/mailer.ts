@@ -24,11 +24,18 @@ export interface Mailer {
 /** The mailer of the settings, or undefined when no SMTP server is set (an invitation's address is shown only). */
 export function mailerOf(settings: MailSettings): Mailer | undefined {
   if (!settings.smtpUrl) return undefined;
-  const transport = nodemailer.createTransport(settings.smtpUrl, {
+  const transport = nodemailer.createTransport({
+    url: settings.smtpUrl,
+    // A few connections kept open: notifications come in bursts.
+    pool: true,
+    maxConnections: 4,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
   });
+  // A pooled connection the server closes while idle is replaced at the next send; each send
+  // reports its own failure.
+  transport.on('error', () => undefined);
   return {
     async send({ to, address, teamName, invitedBy }) {
       await transport.sendMail({

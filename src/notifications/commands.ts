@@ -22,6 +22,8 @@ import {
 export const DEFAULT_VISIT_EMAIL_DELAY_MS = 180_000;
 /** A failed send is tried again after 1, 2, 4, 8 and 16 minutes, then given up. */
 const RETRIES = 5;
+/** Sent at the same time, on the mailer's pooled connections. */
+const SENDING_AT_ONCE = 4;
 /** A claim lasts this long: a worker that dies while sending leaves it to another after that. */
 const LEASE_MS = 60_000;
 
@@ -117,9 +119,14 @@ export async function deliverNotifications(
   o: { mailer: Mailer | undefined; appUrl: string; limit?: number },
 ): Promise<number> {
   const now = ctx.clock.now();
-  const claimed = await claimDueNotifications(ctx.db, now, new Date(now.getTime() + LEASE_MS), o.limit ?? 20);
+  const claimed = await claimDueNotifications(
+    ctx.db,
+    now,
+    new Date(now.getTime() + LEASE_MS),
+    o.limit ?? 100,
+  );
   let finished = 0;
-  for (const n of claimed) {
+  const one = async (n: (typeof claimed)[number]): Promise<void> => {
     const token = randomBytes(32).toString('base64url');
     const unsubscribeUrl = `${o.appUrl}/unsubscribe/${token}`;
     let composed: Composed | undefined;
@@ -142,7 +149,7 @@ export async function deliverNotifications(
             });
       if (!composed) {
         await dropNotification(ctx.db, n.id);
-        continue;
+        return;
       }
       if (o.mailer) {
         await o.mailer.sendNotification({
@@ -165,6 +172,10 @@ export async function deliverNotifications(
         n.attempts > RETRIES ? null : new Date(ctx.clock.now().getTime() + 60_000 * 2 ** (n.attempts - 1));
       await failNotification(ctx.db, n.id, err instanceof Error ? err.message : String(err), retryAt);
     }
+  };
+  // A few at once: the mailer keeps a few SMTP connections open.
+  for (let i = 0; i < claimed.length; i += SENDING_AT_ONCE) {
+    await Promise.all(claimed.slice(i, i + SENDING_AT_ONCE).map(one));
   }
   return finished;
 }
