@@ -183,10 +183,7 @@ describe.runIf(hasChromium)(
 
       // The unsubscribe address, one POST as a mail client sends it.
       // APP_URL is the public address; this server listens on a port of its own.
-      const address = (/List-Unsubscribe: <([^>]+)>/.exec(raw)?.[1] as string).replace(
-        /^https?:\/\/[^/]+/,
-        web,
-      );
+      const address = (/List-Unsubscribe: <([^>]+)>/.exec(raw)?.[1] ?? '').replace(/^https?:\/\/[^/]+/, web);
       const answer = await fetch(address, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
