@@ -15,9 +15,14 @@ export interface DashboardPageTime {
 const SAMPLES = 20;
 
 /** Signs in a new owner of the team through an invitation, as a person does; the session cookie. */
-async function signIn(env: NodeJS.ProcessEnv, webBase: string, teamId: string): Promise<string> {
+export async function signIn(
+  env: NodeJS.ProcessEnv,
+  webBase: string,
+  teamId: string,
+  email = 'bench-owner@bench.example',
+): Promise<string> {
   const invited = await dealroom(
-    ['users', 'create', '--team', teamId, '--email', 'bench-owner@bench.example', '--role', 'owner'],
+    ['users', 'create', '--team', teamId, '--email', email, '--role', 'owner'],
     env,
   );
   const path = new URL(invited.stdout.trim()).pathname;

@@ -16,11 +16,13 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startSmtpServer } from '../src/testing/smtp.ts';
 import { benchDashboard, type DashboardPageTime } from './dashboard.ts';
 import { benchDocuments, type DocumentsReport } from './documents.ts';
 import { BENCH_TEAM_ID, type GeneratedShape, generate } from './generate.ts';
 import { dealroom, eventLoopMaxMs, type LoadResult, load, rssMiB, sampleRss, startListening } from './lib.ts';
 import { benchLinkPage, type LinkPageReport } from './link-page.ts';
+import { benchNotifications, type NotificationReport } from './notifications.ts';
 import { benchWebhooks, type WebhookReport } from './webhooks.ts';
 import { benchWrites, type WriteReport } from './writes.ts';
 
@@ -61,6 +63,7 @@ interface StoreReport {
   documents: DocumentsReport;
   dashboard: DashboardPageTime[];
   webhooks: WebhookReport;
+  notifications: NotificationReport;
 }
 
 async function withDatabase<T>(work: (env: NodeJS.ProcessEnv) => Promise<T>, store: string, dir: string) {
@@ -113,6 +116,7 @@ async function benchStore(
       ).stdout.trim();
 
       const adminToken = 'bench-admin-token-0123456789';
+      const smtp = await startSmtpServer();
       const server = await startListening(
         [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
         // The worker runs in the server; the bench's receiver is on loopback.
@@ -122,6 +126,9 @@ async function benchStore(
           MANAGEMENT_PORT: '0',
           WEB_PORT: '0',
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          // Visit emails through a real SMTP server process, sent as soon as the visit is in.
+          SMTP_URL: smtp.url,
+          VISIT_EMAIL_DELAY_SECONDS: '0',
         },
         /Analytics API listening on (http:\/\/[^\s]+)/,
       );
@@ -271,6 +278,18 @@ async function benchStore(
         console.log(
           `${store}: webhooks: commit to first attempt p50 ${webhooks.idleLatency.p50} ms, max ${webhooks.idleLatency.max} ms${d ? `; ${d.deliveries} deliveries drained at ${d.perSecond.toFixed(0)}/s (${(d.perSecond / d.bare.rps).toFixed(2)}x bare POSTs), slow endpoint ${d.slowDelivered}/${d.slowQueued}` : ''}`,
         );
+        const notifications = await benchNotifications({
+          env,
+          webBase,
+          manageBase: manage.base,
+          adminToken,
+          teamId: BENCH_TEAM_ID,
+          smtp,
+          visits: 1000,
+        });
+        console.log(
+          `${store}: notifications: ${notifications.emails}/${notifications.visits} visit emails in ${notifications.seconds.toFixed(1)} s (${notifications.perSecond.toFixed(0)}/s), ${notifications.twice} twice, commit to email p50 ${notifications.commitToEmail.p50} ms p99 ${notifications.commitToEmail.p99} ms; feed commit to browser p50 ${notifications.feed.p50} ms p99 ${notifications.feed.p99} ms`,
+        );
         return {
           store,
           importSeconds,
@@ -283,10 +302,12 @@ async function benchStore(
           documents,
           dashboard,
           webhooks,
+          notifications,
         };
       } finally {
         await server.stop();
         await bare.stop();
+        await smtp.stop();
       }
     },
     store,
@@ -410,6 +431,19 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
         d.slowDelivered < d.slowQueued,
       );
     }
+    const told = r.notifications;
+    row(
+      store,
+      `notifications: ${told.visits.toLocaleString('en-US')} visits in well under a minute give as many visit emails, none twice`,
+      `${told.emails.toLocaleString('en-US')} emails in ${told.seconds.toFixed(1)} s, ${told.twice} twice; commit to email p99 ${told.commitToEmail.p99} ms`,
+      told.emails === told.visits && told.twice === 0,
+    );
+    row(
+      store,
+      'live feed: commit to the browser under 1 s (p99)',
+      `p50 ${told.feed.p50} ms, p99 ${told.feed.p99} ms over ${told.feed.samples} views`,
+      told.feed.p99 < 1000 && told.feed.samples > 0,
+    );
     const failed = r.rows.reduce((n, x) => n + x.non2xx + x.errors, 0);
     row(store, 'no non-2xx, no errors', String(failed), failed === 0);
     for (const period of ['7d', '30d', '90d', 'all']) {
@@ -529,6 +563,11 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
         `A backlog of ${d.deliveries.toLocaleString('en-US')} deliveries over ${5} endpoints, committed at once, beside ${d.slowQueued} for an endpoint that answers in 2 s: drained in ${d.seconds.toFixed(1)} s, **${Math.round(d.perSecond).toLocaleString('en-US')} deliveries/s**; a bare client POSTing the same size of body to the same receiver with 40 connections: ${Math.round(d.bare.rps).toLocaleString('en-US')}/s (ratio ${(d.perSecond / d.bare.rps).toFixed(2)}). The slow endpoint had ${d.slowDelivered} of ${d.slowQueued} delivered by then (8 at a time, 2 s each). Failed attempts: ${d.failed}.`,
       );
     }
+    const told = r.notifications;
+    lines.push(
+      '',
+      `Notifications (the worker inside \`dealroom serve\`, a real SMTP server process on loopback, \`VISIT_EMAIL_DELAY_SECONDS=0\`): ${told.visits.toLocaleString('en-US')} visits posted ten at a time to a room one user follows gave ${told.emails.toLocaleString('en-US')} visit emails in ${told.seconds.toFixed(1)} s (${told.perSecond.toFixed(0)}/s), ${told.twice} sent twice; commit to email p50 ${told.commitToEmail.p50} ms, p99 ${told.commitToEmail.p99} ms. The live feed (a dashboard session's event stream on the room): commit to delivery p50 ${told.feed.p50} ms, p99 ${told.feed.p99} ms, max ${told.feed.max} ms over ${told.feed.samples} sequential views (the feed gathers a burst for 150 ms).`,
+    );
     lines.push('');
   }
   lines.push(...targets(shape, reports));

@@ -69,7 +69,7 @@ describe.runIf(hasChromium)(
         LOG_LEVEL: 'silent',
         MIGRATE_ON_START: 'true',
         SMTP_URL: smtp.url,
-        VISIT_EMAIL_DELAY_SECONDS: '25',
+        VISIT_EMAIL_DELAY_SECONDS: '12',
       });
       server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
       web = server.webApp as string;
@@ -155,14 +155,14 @@ describe.runIf(hasChromium)(
         .first()
         .waitFor({ timeout: 3000 });
       expect(await owner.locator('#live').innerText()).toContain('opened Teaser');
-      await read(reader, 6);
+      await read(reader, 3);
       await reader.goto(`${web}/v/${shortId}`);
       await reader.getByRole('link', { name: 'CIM' }).click();
-      await read(reader, 6);
+      await read(reader, 3);
       await reader.goto(`${web}/v/${shortId}`);
       await look(owner, 'overview-live');
 
-      // One email, 25 s after the visit started (the worker looks every second).
+      // One email, 12 s after the visit started (the worker looks every second).
       await until(
         () => smtp.received.some((m) => m.to.includes('olivia@northwind.example')),
         'the visit email',

@@ -6,6 +6,8 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
+  /** When this process heard of it (Date.now()). */
+  at: number;
 }
 
 /** A real SMTP server in a process of its own on loopback; what it receives, and how to stop it. */
@@ -25,7 +27,7 @@ export async function startSmtpServer(): Promise<{
     lines.on('line', (line) => {
       const value = JSON.parse(line) as { port?: number } & ReceivedMail;
       if (value.port) resolve(value.port);
-      else received.push(value);
+      else received.push({ ...value, at: Date.now() });
     });
   });
   return {
