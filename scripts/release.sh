@@ -12,7 +12,8 @@ out="$(mkdir -p "${1:-$root/release}" && cd "${1:-$root/release}" && pwd)"
 
 cd "$root"
 echo "== build (with the development dependencies)"
-npm ci --no-audit --no-fund
+# CI has just installed them from the same lockfile: RELEASE_INSTALLED=1 skips a second install.
+[ "${RELEASE_INSTALLED:-}" = 1 ] || npm ci --no-audit --no-fund
 npm run build
 
 echo "== assemble $out"
