@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../core/html.ts';
 import { IdParams } from '../core/schemas.ts';
 import { clockInZone } from '../core/zones.ts';
+import { type ActivityRow, recentActivity } from './activity-repo.ts';
 import type { DashboardUser } from './auth.ts';
 import { type DashboardDeps, htmlPage, idParam, type Route } from './context.ts';
 import { dashboardPage } from './layout.ts';
 import type { LiveScope } from './live.ts';
-import { type ActivityRow, recentActivity } from './repo.ts';
 import { roomOf } from './rooms.ts';
 import { activityItems } from './views/rooms.ts';
 

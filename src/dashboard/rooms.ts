@@ -6,6 +6,7 @@ import { addDays, startOfUtcDay } from '../core/time.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody } from '../deal-rooms/schemas.ts';
 import { follows } from '../notifications/repo.ts';
+import { recentActivity, refusedDownloads } from './activity-repo.ts';
 import type { DashboardUser } from './auth.ts';
 import {
   asUser,
@@ -20,7 +21,7 @@ import {
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
-import { type RoomRow, recentActivity, refusedDownloads, roomDays, teamRoom, teamRooms } from './repo.ts';
+import { type RoomRow, roomDays, teamRoom, teamRooms } from './repo.ts';
 import { deleteRoomView, NEW_ROOM_FIELDS, ROOM_FIELDS, roomsView, roomView } from './views/rooms.ts';
 
 export { roomTabs } from './views/rooms.ts';

@@ -14,6 +14,7 @@ import {
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
+import { managementOver } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
@@ -36,27 +37,7 @@ describe.runIf(hasChromium)(
     let shortId: string;
     const problems: string[] = [];
 
-    async function admin(
-      method: string,
-      path: string,
-      body?: unknown,
-    ): Promise<{ data: Record<string, unknown> }> {
-      const bytes = body instanceof Uint8Array;
-      const response = await fetch(`${server.managementApi}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          ...(bytes
-            ? { 'content-type': 'application/pdf' }
-            : body
-              ? { 'content-type': 'application/json' }
-              : {}),
-        },
-        body: bytes ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return (await response.json()) as { data: Record<string, unknown> };
-    }
+    const admin = managementOver(() => server.managementApi ?? '', ADMIN_TOKEN);
 
     beforeAll(async () => {
       let env: Record<string, string>;

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { html } from '../core/html.ts';
 import { IdParams } from '../core/schemas.ts';
+import { internalVisitors, type TimelineRow, viewerTimeline } from './activity-repo.ts';
 import type { DashboardUser } from './auth.ts';
 import { doneOf, htmlPage, idParam, type Route, withUser } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { count, dashboardPage, duration, notice, table, when } from './layout.ts';
-import { internalVisitors, roomViewers, type TimelineRow, teamViewer, viewerTimeline } from './repo.ts';
+import { roomViewers, teamViewer } from './repo.ts';
 import { roomOf, roomTabs } from './rooms.ts';
 
 const ViewersQuery = Type.Object({

@@ -15,6 +15,7 @@ import {
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
+import { managementOver } from '../testing/management.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
@@ -42,27 +43,7 @@ describe.runIf(hasChromium)(
     let deckId: string;
     const problems: string[] = [];
 
-    async function admin(
-      method: string,
-      path: string,
-      body?: unknown,
-    ): Promise<{ data: Record<string, unknown> }> {
-      const bytes = body instanceof Uint8Array;
-      const response = await fetch(`${server.managementApi}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          ...(bytes
-            ? { 'content-type': 'application/pdf' }
-            : body
-              ? { 'content-type': 'application/json' }
-              : {}),
-        },
-        body: bytes ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return (await response.json()) as { data: Record<string, unknown> };
-    }
+    const admin = managementOver(() => server.managementApi ?? '', ADMIN_TOKEN);
     const read = async (path: string) =>
       (
         (await (await fetch(`${server.readApi}/v1${path}`, { headers: { 'x-api-key': key } })).json()) as {

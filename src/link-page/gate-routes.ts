@@ -74,16 +74,26 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
     });
   }
 
+  /** The code step's page for a session, with what was wrong with the last try. */
+  async function codeStep(
+    shortId: string,
+    link: PublicLink,
+    visitorId: string,
+    session: LinkSession,
+    problem?: string,
+  ) {
+    return codePage({
+      shortId,
+      roomName: link.room_name,
+      email: session.email ?? '',
+      token: await token(shortId, visitorId),
+      problem,
+    });
+  }
+
   /** The page of the step a session is at (routes.ts shows it at the link's address). */
   async function stepPage(shortId: string, link: PublicLink, visitorId: string, session: LinkSession) {
-    if (session.step === 'verify') {
-      return codePage({
-        shortId,
-        roomName: link.room_name,
-        email: session.email ?? '',
-        token: await token(shortId, visitorId),
-      });
-    }
+    if (session.step === 'verify') return codeStep(shortId, link, visitorId, session);
     const rules = await gateRules(write.db, link.id);
     return agreementPage({
       shortId,
@@ -155,16 +165,8 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
       const wait = sent.retryAfterSeconds;
       const problem = `A code was sent to this email a moment ago. A new one can be sent in ${waitText(wait)}.`;
       reply.header('Retry-After', String(wait));
-      if (session.step === 'verify') {
-        const page = codePage({
-          shortId,
-          roomName: link.room_name,
-          email,
-          token: await token(shortId, visitorId),
-          problem,
-        });
-        return html(reply, 429, page);
-      }
+      if (session.step === 'verify')
+        return html(reply, 429, await codeStep(shortId, link, visitorId, session, problem));
       throw linkRefusal('tooManyLinkRequests', { detail: problem, headers: { 'Retry-After': String(wait) } });
     }
     try {
@@ -329,17 +331,7 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
     const { shortId, link, visitorId, session, body } = at;
     const typed = (body.code ?? '').replace(/\s/g, '');
     const page = async (status: number, problem: string) =>
-      html(
-        reply,
-        status,
-        codePage({
-          shortId,
-          roomName: link.room_name,
-          email: session.email ?? '',
-          token: await token(shortId, visitorId),
-          problem,
-        }),
-      );
+      html(reply, status, await codeStep(shortId, link, visitorId, session, problem));
     if (!/^\d{6}$/.test(typed)) return page(400, 'Enter the six-digit code from the email');
     const checked = await checkCode(write, session.code ?? '', link.id, typed);
     if (checked === 'wrong') return page(401, 'Incorrect code');

@@ -120,3 +120,27 @@ export async function managedRoom(
     .id as string;
   return { teamId, key, roomId, documentId, linkId };
 }
+
+/**
+ * The management API of a running service over HTTP (the browser suites): JSON, or a PDF's
+ * bytes for a file; anything but a 2xx fails the test.
+ */
+export function managementOver(base: () => string, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<{ data: Record<string, unknown> }> => {
+    const bytes = body instanceof Uint8Array;
+    const response = await fetch(`${base()}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(bytes
+          ? { 'content-type': 'application/pdf' }
+          : body
+            ? { 'content-type': 'application/json' }
+            : {}),
+      },
+      body: bytes ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
+    });
+    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}`);
+    return (await response.json()) as { data: Record<string, unknown> };
+  };
+}

@@ -2,6 +2,7 @@ import type { Analytics } from '../../analytics/schemas.ts';
 import { type Html, html } from '../../core/html.ts';
 import { PERIODS, type Period } from '../../core/period.ts';
 import { clockInZone } from '../../core/zones.ts';
+import type { ActivityRow } from '../activity-repo.ts';
 import type { DashboardUser } from '../auth.ts';
 import { errorSummary, type FormState, fieldError, typed } from '../forms.ts';
 import {
@@ -15,7 +16,7 @@ import {
   table,
   when,
 } from '../layout.ts';
-import type { ActivityRow, RoomListRow, RoomRow } from '../repo.ts';
+import type { RoomListRow, RoomRow } from '../repo.ts';
 
 /** The room form's fields, by name, and their labels. */
 export const ROOM_FIELDS = { name: 'Name', description: 'Description' };

@@ -1,0 +1,148 @@
+import type { Queryable } from '../db/database.ts';
+
+/*
+ * What the team reads of what happened: a viewer's timeline, the live feeds, the team's own
+ * visits and the refused downloads of a room.
+ */
+
+export interface TimelineRow {
+  /**
+   * `agreed` and `refused` are the gate's: an agreement accepted, an email refused by the
+   * link's lists; `download_refused`: a download the link or document did not allow.
+   */
+  kind: 'visit' | 'view' | 'download' | 'download_refused' | 'agreed' | 'refused';
+  at: Date;
+  /** A visit or gate step whose email was proved with a code. */
+  verified: boolean;
+  /** The team's own (a user's email, an internal domain): counted in no figure. */
+  internal: boolean;
+  link_name: string;
+  document_name: string | null;
+  duration_seconds: number | null;
+  pages: number | null;
+  completed: boolean | null;
+}
+
+/**
+ * One viewer's visits, views (with their pages read) and downloads, and the gate's records of
+ * their email in the room (agreements accepted, refusals), newest first.
+ */
+export async function viewerTimeline(db: Queryable, viewerId: string, limit: number): Promise<TimelineRow[]> {
+  return db.query<TimelineRow>(
+    `SELECT * FROM (
+       SELECT 'visit' AS kind, vi.at, vi.verified, vi.internal, l.name AS link_name, NULL AS document_name,
+              NULL::int AS duration_seconds, NULL::int AS pages, NULL::boolean AS completed
+         FROM visits vi JOIN links l ON l.id = vi.link_id WHERE vi.viewer_id = $1
+       UNION ALL
+       SELECT g.kind, g.at, g.verified, false, l.name, NULL, NULL, NULL, NULL
+         FROM viewers w JOIN gate_records g ON g.deal_room_id = w.deal_room_id AND lower(g.email) = lower(w.email)
+         JOIN links l ON l.id = g.link_id
+        WHERE w.id = $1 AND w.email <> ''
+       UNION ALL
+       SELECT 'view', v.started_at, false, v.internal, l.name, coalesce(d.display_name, d.name), v.duration_seconds,
+              (SELECT count(*)::int FROM view_pages p WHERE p.view_id = v.id AND p.active_seconds > 0),
+              v.completed_at IS NOT NULL
+         FROM views v JOIN links l ON l.id = v.link_id JOIN documents d ON d.id = v.document_id WHERE v.viewer_id = $1
+       UNION ALL
+       SELECT 'download', dl.at, false, dl.internal, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
+         FROM downloads dl JOIN links l ON l.id = dl.link_id JOIN documents d ON d.id = dl.document_id
+        WHERE dl.viewer_id = $1
+       UNION ALL
+       SELECT 'download_refused', x.at, false, x.internal, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
+         FROM download_refusals x JOIN links l ON l.id = x.link_id JOIN documents d ON d.id = x.document_id
+        WHERE x.viewer_id = $1
+     ) t ORDER BY at DESC LIMIT $2`,
+    [viewerId, limit],
+  );
+}
+
+export interface ActivityRow {
+  kind: 'visit' | 'view' | 'download' | 'download_refused' | 'refused';
+  at: Date;
+  who: string;
+  what: string;
+  /** The room it happened in (the team's Activity page names it). */
+  room_id: string;
+  room: string;
+}
+
+/**
+ * What happened in a room, or in every room of a team, since `since` (the live feeds),
+ * newest first: the visits, views and downloads of the viewers who opened a document since
+ * then, refused downloads and emails the links' lists refused. It starts from the viewers'
+ * own index (latest view first) and reads their events by viewer, so it costs the same in a
+ * room of a million views as in an empty one. The team's own activity is left out.
+ */
+export async function recentActivity(
+  db: Queryable,
+  scope: { roomId: string } | { teamId: string },
+  since: Date,
+  limit: number,
+): Promise<ActivityRow[]> {
+  const rooms =
+    'roomId' in scope ? '(SELECT $1::uuid AS id)' : '(SELECT id FROM deal_rooms WHERE team_id = $1::uuid)';
+  return db.query<ActivityRow>(
+    `WITH rooms AS ${rooms}, recent AS (
+       SELECT w.id, w.deal_room_id, coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who
+         FROM rooms JOIN LATERAL (
+           SELECT * FROM viewers v
+            WHERE v.deal_room_id = rooms.id AND v.total_views > 0 AND v.last_viewed_at >= $2
+            ORDER BY v.last_viewed_at DESC LIMIT $3) w ON true
+        ORDER BY w.last_viewed_at DESC LIMIT $3)
+     SELECT t.*, dr.name AS room FROM (
+       SELECT 'view' AS kind, v.started_at AS at, r.who, coalesce(d.display_name, d.name) AS what,
+              r.deal_room_id AS room_id
+         FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 AND NOT v.internal
+         JOIN documents d ON d.id = v.document_id
+       UNION ALL
+       SELECT 'visit', vi.at, r.who, l.name, r.deal_room_id
+         FROM recent r JOIN visits vi ON vi.viewer_id = r.id AND vi.at >= $2 AND NOT vi.internal
+         JOIN links l ON l.id = vi.link_id
+       UNION ALL
+       SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name), r.deal_room_id
+         FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 AND NOT dl.internal
+         JOIN documents d ON d.id = dl.document_id
+       UNION ALL
+       SELECT * FROM (SELECT 'download_refused' AS kind, x.at,
+                             coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who,
+                             coalesce(d.display_name, d.name) AS what, x.deal_room_id
+                        FROM rooms JOIN download_refusals x ON x.deal_room_id = rooms.id
+                        JOIN viewers w ON w.id = x.viewer_id JOIN documents d ON d.id = x.document_id
+                       WHERE x.at >= $2 AND NOT x.internal
+                       ORDER BY x.at DESC LIMIT $3) refused_downloads
+       UNION ALL
+       SELECT * FROM (SELECT 'refused' AS kind, g.at, coalesce(g.email, 'Anonymous viewer') AS who,
+                             l.name AS what, g.deal_room_id
+                        FROM rooms JOIN gate_records g ON g.deal_room_id = rooms.id JOIN links l ON l.id = g.link_id
+                       WHERE g.at >= $2 AND g.kind = 'refused'
+                       ORDER BY g.at DESC LIMIT $3) refusals
+     ) t JOIN deal_rooms dr ON dr.id = t.room_id
+     ORDER BY t.at DESC LIMIT $3`,
+    ['roomId' in scope ? scope.roomId : scope.teamId, since, limit],
+  );
+}
+
+/** The team's own people who came into a room lately (internal visits), latest first. */
+export async function internalVisitors(
+  db: Queryable,
+  roomId: string,
+  limit: number,
+): Promise<{ id: string; email: string; visits: number; last_at: Date }[]> {
+  return db.query(
+    `SELECT w.id, w.email, v.visits, v.last_at
+       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at FROM visits
+              WHERE deal_room_id = $1 AND internal GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
+       JOIN viewers w ON w.id = v.viewer_id
+      ORDER BY v.last_at DESC, w.id`,
+    [roomId, limit],
+  );
+}
+
+/** Downloads refused in a room since a time (the team's own left out). */
+export async function refusedDownloads(db: Queryable, roomId: string, since: Date): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM download_refusals WHERE deal_room_id = $1 AND at >= $2 AND NOT internal',
+    [roomId, since],
+  );
+  return row?.n ?? 0;
+}
