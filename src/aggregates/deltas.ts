@@ -3,8 +3,9 @@ import type { Rows } from './rows.ts';
 
 /**
  * The one writer of every derived figure: room counters, clicks per link, all-time views per
- * document, each viewer's engagement, and the per-day rollups (room_daily, room_daily_views,
- * room_daily_visits). Each function applies a set of events as deltas, in the caller's
+ * document, each viewer's engagement, the per-day rollups (room_daily, room_daily_views,
+ * room_daily_visits) and each room's 15-minute slots (room_slots, the dashboard's days in a
+ * team's timezone). Each function applies a set of events as deltas, in the caller's
  * transaction: for one live event that touches O(1) rows; for an import the same statements
  * read its staging tables. Call them after the event rows themselves are inserted (a
  * viewer's distinct documents are counted from their views).
@@ -20,7 +21,18 @@ import type { Rows } from './rows.ts';
  */
 
 /** The UTC day of a timestamp expression. */
-const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
+export const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
+
+/** The 15-minute slot (UTC) of a timestamp expression: every timezone's midnight starts one. */
+export const slot = (at: string) => `date_bin('15 minutes', ${at}, timestamptz '2000-01-01 00:00+00')`;
+
+/** A viewer's latest view moving between slots: -1 where it was, +1 where it is. */
+export interface LatestMove {
+  room: string;
+  slot: Date;
+  latest: number;
+  added: number;
+}
 
 /** Views started (with the duration they already have: 0 live, the whole one on import). */
 export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
@@ -50,7 +62,7 @@ export async function applyViewersOfViews(
       rows.params,
     );
   }
-  const moves = await tx.query<{ room: string; day: string; latest: number; added: number }>(
+  const moves = await tx.query<LatestMove>(
     `WITH agg AS (
        SELECT viewer_id, count(*)::int AS n, sum(duration_seconds) AS duration, min(started_at) AS first_at
          FROM ${from} GROUP BY viewer_id
@@ -101,19 +113,18 @@ export async function applyViewersOfViews(
          FROM cur WHERE w.id = cur.id
        RETURNING cur.deal_room_id, cur.old_views, cur.old_last, w.last_viewed_at AS new_last
      )
-     SELECT deal_room_id AS room, to_char(day, 'YYYY-MM-DD') AS day,
-            sum(latest)::int AS latest, sum(added)::int AS added
-       FROM (SELECT deal_room_id, ${day('old_last')} AS day, -1 AS latest, 0 AS added
+     SELECT deal_room_id AS room, slot, sum(latest)::int AS latest, sum(added)::int AS added
+       FROM (SELECT deal_room_id, ${slot('old_last')} AS slot, -1 AS latest, 0 AS added
                FROM changed WHERE old_views > 0
              UNION ALL
-             SELECT deal_room_id, ${day('new_last')}, 1, (old_views = 0)::int FROM changed) m
+             SELECT deal_room_id, ${slot('new_last')}, 1, (old_views = 0)::int FROM changed) m
       GROUP BY 1, 2
      HAVING sum(latest) <> 0 OR sum(added) <> 0`,
     rows.params,
   );
 
-  // A viewer whose latest view moves from one day to another moves one unit of
-  // latest_viewers between them; a viewer's first view adds one unique viewer to the room.
+  // A viewer whose latest view moves from one slot (and so perhaps day) to another moves one
+  // unit of latest_viewers between them; a viewer's first view adds one unique viewer to the room.
   const n = rows.params.length;
   return () => applyRoomViews(tx, from, rows.params, n, moves);
 }
@@ -123,12 +134,13 @@ async function applyRoomViews(
   from: string,
   params: unknown[],
   n: number,
-  moves: { room: string; day: string; latest: number; added: number }[],
+  moves: LatestMove[],
 ): Promise<void> {
   await tx.query(
     `WITH moves AS (
-       SELECT * FROM unnest($${n + 1}::uuid[], $${n + 2}::date[], $${n + 3}::int[], $${n + 4}::int[])
-           AS m(room, day, latest, added)
+       SELECT room, slot, ${day('slot')} AS day, latest, added
+         FROM unnest($${n + 1}::uuid[], $${n + 2}::timestamptz[], $${n + 3}::int[], $${n + 4}::int[])
+           AS m(room, slot, latest, added)
      ), per_document_day AS (
        INSERT INTO room_daily_views (deal_room_id, day, document_id, views, duration_seconds)
        SELECT deal_room_id, ${day('started_at')}, document_id, count(*), sum(duration_seconds)
@@ -157,6 +169,20 @@ async function applyRoomViews(
               duration_seconds = room_daily.duration_seconds + excluded.duration_seconds,
               latest_viewers = room_daily.latest_viewers + excluded.latest_viewers
        RETURNING 1
+     ), per_slot AS (
+       INSERT INTO room_slots (deal_room_id, slot, views, duration_seconds, latest_viewers)
+       SELECT room, slot, sum(n), sum(duration), sum(latest)
+         FROM (SELECT deal_room_id AS room, ${slot('started_at')} AS slot, count(*) AS n,
+                      sum(duration_seconds) AS duration, 0 AS latest
+                 FROM ${from} GROUP BY 1, 2
+               UNION ALL
+               SELECT room, slot, 0, 0, latest FROM moves) p
+        GROUP BY 1, 2 ORDER BY 1, 2
+       ON CONFLICT (deal_room_id, slot) DO UPDATE
+          SET views = room_slots.views + excluded.views,
+              duration_seconds = room_slots.duration_seconds + excluded.duration_seconds,
+              latest_viewers = room_slots.latest_viewers + excluded.latest_viewers
+       RETURNING 1
      )
      UPDATE deal_rooms r
         SET total_views = r.total_views + a.n, duration_sum = r.duration_sum + a.duration,
@@ -170,7 +196,7 @@ async function applyRoomViews(
     [
       ...params,
       moves.map((m) => m.room),
-      moves.map((m) => m.day),
+      moves.map((m) => m.slot),
       moves.map((m) => m.latest),
       moves.map((m) => m.added),
     ],
@@ -229,6 +255,12 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
                  FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2) a
         WHERE x.deal_room_id = a.room AND x.day = a.day
        RETURNING 1
+     ), per_slot AS (
+       UPDATE room_slots x SET duration_seconds = x.duration_seconds + a.added
+         FROM (SELECT room, ${slot('started_at')} AS slot, sum(added)::int AS added
+                 FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2) a
+        WHERE x.deal_room_id = a.room AND x.slot = a.slot
+       RETURNING 1
      )
      UPDATE deal_rooms x SET duration_sum = x.duration_sum + a.added
        FROM (SELECT room, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
@@ -271,6 +303,11 @@ export async function applyDownloads(tx: Queryable, rows: Rows, sign: 1 | -1 = 1
        INSERT INTO room_daily (deal_room_id, day, downloads)
        SELECT deal_room_id, ${day('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2
        ON CONFLICT (deal_room_id, day) DO UPDATE SET downloads = room_daily.downloads + excluded.downloads
+       RETURNING 1
+     ), per_slot AS (
+       INSERT INTO room_slots (deal_room_id, slot, downloads)
+       SELECT deal_room_id, ${slot('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2
+       ON CONFLICT (deal_room_id, slot) DO UPDATE SET downloads = room_slots.downloads + excluded.downloads
        RETURNING 1
      )
      UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { day, type LatestMove, slot } from './deltas.ts';
 import type { Rows } from './rows.ts';
 
 /**
@@ -12,8 +13,6 @@ import type { Rows } from './rows.ts';
  * set-based: `rows` is normally a temporary table of the deleted rows.
  */
 
-const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
-
 /** Views removed: each affected viewer is recomputed from the views they have left. */
 export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void> {
   const from = `(${rows.sql}) s`;
@@ -21,7 +20,7 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
     `SELECT 1 FROM viewers WHERE id IN (SELECT DISTINCT viewer_id FROM ${from}) ORDER BY id FOR UPDATE`,
     rows.params,
   );
-  const moves = await tx.query<{ room: string; day: string; latest: number; added: number }>(
+  const moves = await tx.query<LatestMove>(
     `WITH affected AS (
        SELECT DISTINCT viewer_id AS id FROM ${from}
      ), agg AS (
@@ -57,12 +56,11 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
        RETURNING old.deal_room_id, old.old_views, old.old_last, w.total_views AS new_views,
                  w.last_viewed_at AS new_last
      )
-     SELECT deal_room_id AS room, to_char(day, 'YYYY-MM-DD') AS day,
-            sum(latest)::int AS latest, sum(added)::int AS added
-       FROM (SELECT deal_room_id, ${day('old_last')} AS day, -1 AS latest, -(new_views = 0)::int AS added
+     SELECT deal_room_id AS room, slot, sum(latest)::int AS latest, sum(added)::int AS added
+       FROM (SELECT deal_room_id, ${slot('old_last')} AS slot, -1 AS latest, -(new_views = 0)::int AS added
                FROM changed WHERE old_views > 0
              UNION ALL
-             SELECT deal_room_id, ${day('new_last')}, 1, 0 FROM changed WHERE new_views > 0) m
+             SELECT deal_room_id, ${slot('new_last')}, 1, 0 FROM changed WHERE new_views > 0) m
       GROUP BY 1, 2
      HAVING sum(latest) <> 0 OR sum(added) <> 0`,
     rows.params,
@@ -71,8 +69,9 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
   const n = rows.params.length;
   await tx.query(
     `WITH moves AS (
-       SELECT * FROM unnest($${n + 1}::uuid[], $${n + 2}::date[], $${n + 3}::int[], $${n + 4}::int[])
-           AS m(room, day, latest, added)
+       SELECT room, slot, ${day('slot')} AS day, latest, added
+         FROM unnest($${n + 1}::uuid[], $${n + 2}::timestamptz[], $${n + 3}::int[], $${n + 4}::int[])
+           AS m(room, slot, latest, added)
      ), per_document_day AS (
        UPDATE room_daily_views x
           SET views = x.views - a.n, duration_seconds = x.duration_seconds - a.duration
@@ -100,6 +99,19 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
                 GROUP BY 1, 2) a
         WHERE x.deal_room_id = a.room AND x.day = a.day
        RETURNING 1
+     ), per_slot AS (
+       UPDATE room_slots x
+          SET views = x.views - a.n, duration_seconds = x.duration_seconds - a.duration,
+              latest_viewers = x.latest_viewers + a.latest
+         FROM (SELECT room, slot, sum(n)::int AS n, sum(duration) AS duration, sum(latest)::int AS latest
+                 FROM (SELECT deal_room_id AS room, ${slot('started_at')} AS slot, count(*) AS n,
+                              sum(duration_seconds) AS duration, 0 AS latest
+                         FROM ${from} GROUP BY 1, 2
+                       UNION ALL
+                       SELECT room, slot, 0, 0, latest FROM moves) p
+                GROUP BY 1, 2) a
+        WHERE x.deal_room_id = a.room AND x.slot = a.slot
+       RETURNING 1
      )
      UPDATE deal_rooms r
         SET total_views = r.total_views - a.n, duration_sum = r.duration_sum - a.duration,
@@ -113,7 +125,7 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
     [
       ...rows.params,
       moves.map((m) => m.room),
-      moves.map((m) => m.day),
+      moves.map((m) => m.slot),
       moves.map((m) => m.latest),
       moves.map((m) => m.added),
     ],

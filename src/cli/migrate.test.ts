@@ -18,6 +18,7 @@ const MIGRATIONS = [
   '013_counted_attempts',
   '014_gate_steps',
   '015_notifications',
+  '016_room_slots',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -41,3 +41,19 @@ export function timezoneOf(name: string): string | undefined {
     return undefined;
   }
 }
+
+/** The last `count` days of the zone, today included, oldest first: each one's date and the moment it starts. */
+export function zoneDays(zone: string, now: Date, count: number): { date: string; start: Date }[] {
+  const today = DateTime.fromJSDate(now, { zone }).startOf('day');
+  return Array.from({ length: count }, (_, i) => {
+    const day = today.minus({ days: count - 1 - i }).startOf('day');
+    return { date: day.toISODate() ?? '', start: day.toJSDate() };
+  });
+}
+
+/** Days of the zone from the one holding `from` to the one holding `now`, both included (at least 1). */
+export function zoneDaysSince(zone: string, from: Date, now: Date): number {
+  const first = DateTime.fromJSDate(from, { zone }).startOf('day');
+  const today = DateTime.fromJSDate(now, { zone }).startOf('day');
+  return Math.max(1, Math.round(today.diff(first, 'days').days) + 1);
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAnalytics } from '../analytics/service.ts';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
@@ -782,6 +783,41 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     expect((await person.get(`/app/links/${link?.id}`)).body).toContain('Expires 2026-12-02 00:00 GMT+1');
     expect((await person.post('/app/account/timezone', { _csrf, timezone: '' })).statusCode).toBe(303);
     expect((await person.get(`/app/links/${link?.id}`)).body).toContain('Expires 2026-12-01 18:00 EST');
+  });
+
+  it("counts the room's days from midnight in the team's timezone; the read API keeps UTC days", async () => {
+    const { person, team } = await member('owner');
+    await admin.patch(`/teams/${team}`, { timezone: 'America/New_York' });
+    const roomId = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Night reading' })).body.data
+      .id as string;
+    const documentId = (
+      await admin.post(`/deal-rooms/${roomId}/documents`, { name: 'CIM', status: 'published' })
+    ).body.data.id as string;
+    const linkId = (await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Buyers' })).body.data
+      .id as string;
+    const now = clock.now();
+    const today = now.toISOString().slice(0, 10);
+    // 03:30 UTC today is 23:30 yesterday in New York (EDT); 05:00 UTC is 01:00 today there.
+    for (const [startedAt, email] of [
+      [`${today}T03:30:00.000Z`, 'late@buyer.example'],
+      [`${today}T05:00:00.000Z`, 'early@buyer.example'],
+      [`${today}T05:10:00.000Z`, 'early@buyer.example'],
+    ] as const) {
+      expect(
+        (await admin.post(`/links/${linkId}/views`, { documentId, viewer: { email }, startedAt })).status,
+      ).toBe(201);
+    }
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const page = (await person.get(`/app/rooms/${roomId}?period=7d`)).body;
+    expect(page).toContain('Days from midnight, America/New_York.');
+    expect(page).toContain(`<tr><td>${yesterday}</td><td class="num">1</td></tr>`);
+    expect(page).toContain(`<tr><td>${today}</td><td class="num">2</td></tr>`);
+    expect(page).toMatch(/Unique viewers<\/[^>]+>\s*<[^>]+>2</);
+    const utc = await getAnalytics(db, team, roomId, '7d', clock.now());
+    expect(utc.viewsOverTime.find((d) => d.date === today)?.views).toBe(3);
+    expect(utc.viewsOverTime.find((d) => d.date === yesterday)?.views).toBe(0);
+    // In the team's own zone the rooms list counts the same 30 days.
+    expect((await person.get('/app/rooms')).body).toMatch(/Night reading[\s\S]*?<td class="num">3<\/td>/);
   });
 
   it('follows the rooms a user creates; Follow and Unfollow; the choice of visit emails; the Notifications page', async () => {

@@ -28,8 +28,8 @@ export async function teamRooms(
             coalesce(d.views, 0)::int AS views_30d, coalesce(d.viewers, 0)::int AS viewers_30d,
             (SELECT max(v.last_viewed_at) FROM viewers v WHERE v.deal_room_id = r.id AND v.total_views > 0) AS last_activity
        FROM deal_rooms r
-       LEFT JOIN LATERAL (SELECT sum(views) AS views, sum(latest_viewers) AS viewers FROM room_daily
-                           WHERE deal_room_id = r.id AND day >= $4::date) d ON true
+       LEFT JOIN LATERAL (SELECT sum(views) AS views, sum(latest_viewers) AS viewers FROM room_slots
+                           WHERE deal_room_id = r.id AND slot >= $4) d ON true
       WHERE ${where}
       ORDER BY r.updated_at DESC, r.id LIMIT $5 OFFSET $6`,
     [...params, filter.since, filter.limit, filter.offset],
@@ -51,6 +51,7 @@ export interface RoomRow {
   links: number;
   viewers: number;
   views: number;
+  first_view_at: Date | null;
 }
 
 export async function teamRoom(db: Queryable, teamId: string, roomId: string): Promise<RoomRow | undefined> {
@@ -58,27 +59,40 @@ export async function teamRoom(db: Queryable, teamId: string, roomId: string): P
     `SELECT r.id, r.name, r.description, r.status, r.created_at,
             (SELECT count(*)::int FROM documents d WHERE d.deal_room_id = r.id) AS documents,
             (SELECT count(*)::int FROM links l WHERE l.deal_room_id = r.id) AS links,
-            r.unique_viewers::int AS viewers, r.total_views::int AS views
+            r.unique_viewers::int AS viewers, r.total_views::int AS views, r.first_view_at
        FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId],
   );
   return row;
 }
 
-/** A period's views, duration and downloads from the per-day rollups, days [from, to). */
-export async function roomDays(
+export interface DayFigures {
+  views: number;
+  duration: number;
+  viewers: number;
+  downloads: number;
+}
+
+/**
+ * A room's figures per day of a timezone, from its 15-minute slots: `starts` are the moments
+ * the days begin, oldest first (the zone's midnights, each a slot boundary); the last day runs
+ * on without end, so a view stamped a few minutes ahead counts today. O(slots in the period).
+ */
+export async function roomZoneDays(
   db: Queryable,
   roomId: string,
-  from: Date,
-  to: Date,
-): Promise<{ views: number; duration: number; downloads: number }> {
-  const [row] = await db.query<{ views: number; duration: number; downloads: number }>(
-    `SELECT coalesce(sum(views), 0)::int AS views, coalesce(sum(duration_seconds), 0)::float8 AS duration,
-            coalesce(sum(downloads), 0)::int AS downloads
-       FROM room_daily WHERE deal_room_id = $1 AND day >= $2::date AND day < $3::date`,
-    [roomId, from, to],
+  starts: readonly Date[],
+): Promise<DayFigures[]> {
+  const rows = await db.query<DayFigures & { i: number }>(
+    `SELECT width_bucket(slot, $2::timestamptz[]) AS i, sum(views)::int AS views,
+            sum(duration_seconds)::float8 AS duration, sum(latest_viewers)::int AS viewers,
+            sum(downloads)::int AS downloads
+       FROM room_slots WHERE deal_room_id = $1 AND slot >= $3 GROUP BY 1`,
+    [roomId, starts, starts[0]],
   );
-  return row ?? { views: 0, duration: 0, downloads: 0 };
+  const days = starts.map(() => ({ views: 0, duration: 0, viewers: 0, downloads: 0 }));
+  for (const { i, ...figures } of rows) days[i - 1] = figures;
+  return days;
 }
 
 export interface DocumentListRow {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { getAnalytics } from '../analytics/service.ts';
-import { firstDayOf, isPeriod, PERIOD_DAYS, type Period } from '../core/period.ts';
+import { isPeriod, PERIOD_DAYS, type Period } from '../core/period.ts';
 import { IdParams } from '../core/schemas.ts';
-import { addDays, startOfUtcDay } from '../core/time.ts';
+import { zoneDays, zoneDaysSince } from '../core/zones.ts';
 import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from '../deal-rooms/commands.ts';
 import { DealRoomBody } from '../deal-rooms/schemas.ts';
 import { follows } from '../notifications/repo.ts';
@@ -21,7 +21,7 @@ import {
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
 import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
-import { type RoomRow, roomDays, teamRoom, teamRooms } from './repo.ts';
+import { type DayFigures, type RoomRow, roomZoneDays, teamRoom, teamRooms } from './repo.ts';
 import { deleteRoomView, NEW_ROOM_FIELDS, ROOM_FIELDS, roomsView, roomView } from './views/rooms.ts';
 
 export { roomTabs } from './views/rooms.ts';
@@ -49,7 +49,11 @@ export async function roomOf(deps: DashboardDeps, user: DashboardUser, roomId: s
 }
 
 export const roomRoutes: Route = (app, deps) => {
-  const since = () => addDays(startOfUtcDay(deps.clock.now()), -29);
+  /** The start of the last 30 days of the person's timezone. */
+  const since = (user: DashboardUser) => {
+    const now = deps.clock.now();
+    return zoneDays(user.timezone, now, 30)[0]?.start ?? now;
+  };
   const roomsPage = async (
     user: DashboardUser,
     query: { q?: string | undefined; status?: string | undefined; page?: string | undefined },
@@ -60,7 +64,7 @@ export const roomRoutes: Route = (app, deps) => {
     const { rows, total } = await teamRooms(deps.db, user.teamId, {
       q,
       status,
-      since: since(),
+      since: since(user),
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
     });
@@ -71,16 +75,31 @@ export const roomRoutes: Route = (app, deps) => {
   const overview = async (user: DashboardUser, room: RoomRow, period: Period) => {
     const now = deps.clock.now();
     const analytics = await getAnalytics(deps.db, user.teamId, room.id, period, now);
-    // The same length of time just before, from the daily rollups (not for "all").
-    const previous =
+    // The period's days in the person's timezone, and for 7d, 30d and 90d the same number of
+    // days just before (one bucket), from the room's 15-minute slots.
+    const count =
       period === 'all'
-        ? undefined
-        : await roomDays(
-            deps.db,
-            room.id,
-            addDays(firstDayOf(period, now), -PERIOD_DAYS[period]),
-            firstDayOf(period, now),
-          );
+        ? zoneDaysSince(
+            user.timezone,
+            new Date(Math.min(room.created_at.getTime(), room.first_view_at?.getTime() ?? Infinity)),
+            now,
+          )
+        : PERIOD_DAYS[period];
+    const withPrevious = zoneDays(user.timezone, now, period === 'all' ? count : count * 2);
+    const days = withPrevious.slice(-count);
+    const before = period === 'all' ? undefined : withPrevious[0];
+    const starts = [...(before ? [before.start] : []), ...days.map((d) => d.start)];
+    const figures = await roomZoneDays(deps.db, room.id, starts);
+    const previous = before ? figures.shift() : undefined;
+    const totals = figures.reduce(
+      (sum, d) => ({
+        views: sum.views + d.views,
+        duration: sum.duration + d.duration,
+        viewers: sum.viewers + d.viewers,
+        downloads: sum.downloads + d.downloads,
+      }),
+      { views: 0, duration: 0, viewers: 0, downloads: 0 } as DayFigures,
+    );
     const activity = await recentActivity(
       deps.db,
       { roomId: room.id },
@@ -91,9 +110,19 @@ export const roomRoutes: Route = (app, deps) => {
     const refused = await refusedDownloads(
       deps.db,
       room.id,
-      period === 'all' ? new Date(0) : firstDayOf(period, now),
+      period === 'all' ? new Date(0) : (starts[1] ?? now),
     );
-    return { room, period, analytics, previous, activity, following, refusedDownloads: refused };
+    return {
+      room,
+      period,
+      analytics,
+      totals,
+      perDay: days.map((d, i) => ({ date: d.date, views: figures[i]?.views ?? 0 })),
+      previous,
+      activity,
+      following,
+      refusedDownloads: refused,
+    };
   };
 
   app.get('/rooms', { schema: { querystring: RoomsQuery } }, async (request, reply) =>
@@ -105,7 +134,15 @@ export const roomRoutes: Route = (app, deps) => {
     const rows = paged(
       500,
       async (offset, limit) =>
-        (await teamRooms(deps.db, request.user.teamId, { q, status, since: since(), limit, offset })).rows,
+        (
+          await teamRooms(deps.db, request.user.teamId, {
+            q,
+            status,
+            since: since(request.user),
+            limit,
+            offset,
+          })
+        ).rows,
     );
     return sendCsv(
       reply,

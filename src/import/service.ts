@@ -52,7 +52,7 @@ export async function importRecords(
     });
     // The rollups are read by index-only scans, which need their pages marked all-visible.
     // They are small (one row per room, day and document or link): a fraction of a second.
-    await db.query('VACUUM room_daily, room_daily_views, room_daily_visits');
+    await db.query('VACUUM room_daily, room_daily_views, room_daily_visits, room_slots');
   }
   return counts;
 }
@@ -66,6 +66,7 @@ const ANALYZED_TABLES = [
   'room_daily',
   'room_daily_views',
   'room_daily_visits',
+  'room_slots',
   'documents',
   'links',
   'deal_rooms',

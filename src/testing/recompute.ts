@@ -61,6 +61,8 @@ export async function expectFiguresMatch(
     'SELECT id, created_at FROM deal_rooms WHERE team_id = $1',
     [teamId],
   );
+  await expectSlotsMatch(s.db, roomIds, views, downloads);
+
   const later = (a: ViewRow, b: ViewRow) =>
     a.started_at.getTime() - b.started_at.getTime() || (a.id < b.id ? -1 : 1);
   const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -197,4 +199,62 @@ export async function expectFiguresMatch(
       }
     }
   }
+}
+
+const SLOT = 900_000;
+
+/**
+ * The 15-minute slots the dashboard counts team days from: every non-zero row of room_slots
+ * equals a recomputation from the raw rows (views, their duration, downloads, and each
+ * viewer's latest view), and no slot with events is missing.
+ */
+async function expectSlotsMatch(
+  db: Database,
+  roomIds: string[],
+  views: readonly ViewRow[],
+  downloads: readonly { deal_room_id: string; at: Date }[],
+) {
+  const expected = new Map<string, { views: number; duration: number; downloads: number; latest: number }>();
+  const at = (room: string, when: Date) => {
+    const key = `${room} ${Math.floor(when.getTime() / SLOT) * SLOT}`;
+    const row = expected.get(key) ?? { views: 0, duration: 0, downloads: 0, latest: 0 };
+    expected.set(key, row);
+    return row;
+  };
+  const latest = new Map<string, ViewRow>();
+  for (const v of views) {
+    const row = at(v.deal_room_id, v.started_at);
+    row.views += 1;
+    row.duration += v.duration_seconds;
+    const seen = latest.get(v.viewer_id);
+    if (
+      !seen ||
+      seen.started_at < v.started_at ||
+      (seen.started_at.getTime() === v.started_at.getTime() && seen.id < v.id)
+    )
+      latest.set(v.viewer_id, v);
+  }
+  for (const v of latest.values()) at(v.deal_room_id, v.started_at).latest += 1;
+  for (const d of downloads) at(d.deal_room_id, d.at).downloads += 1;
+
+  const kept = await db.query<{
+    deal_room_id: string;
+    slot: Date;
+    views: number;
+    duration: number;
+    downloads: number;
+    latest: number;
+  }>(
+    `SELECT deal_room_id, slot, views, duration_seconds::float8 AS duration, downloads, latest_viewers AS latest
+       FROM room_slots WHERE deal_room_id = ANY($1::uuid[])
+        AND (views <> 0 OR duration_seconds <> 0 OR downloads <> 0 OR latest_viewers <> 0)`,
+    [roomIds],
+  );
+  const actual = new Map(
+    kept.map((r) => [
+      `${r.deal_room_id} ${r.slot.getTime()}`,
+      { views: r.views, duration: r.duration, downloads: r.downloads, latest: r.latest },
+    ]),
+  );
+  expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
 }

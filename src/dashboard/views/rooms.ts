@@ -1,6 +1,7 @@
 import type { Analytics } from '../../analytics/schemas.ts';
 import { type Html, html } from '../../core/html.ts';
 import { PERIODS, type Period } from '../../core/period.ts';
+import { roundedMean } from '../../core/time.ts';
 import { clockInZone } from '../../core/zones.ts';
 import type { ActivityRow } from '../activity-repo.ts';
 import type { DashboardUser } from '../auth.ts';
@@ -16,7 +17,7 @@ import {
   table,
   when,
 } from '../layout.ts';
-import type { RoomListRow, RoomRow } from '../repo.ts';
+import type { DayFigures, RoomListRow, RoomRow } from '../repo.ts';
 
 /** The room form's fields, by name, and their labels. */
 export const ROOM_FIELDS = { name: 'Name', description: 'Description' };
@@ -104,7 +105,11 @@ export interface RoomOverview {
   period: Period;
   analytics: Analytics;
   /** The same length of time just before (not for "all"). */
-  previous: { views: number; duration: number; downloads: number } | undefined;
+  /** The period's figures over the days of the person's timezone, and its views per day. */
+  totals: DayFigures;
+  perDay: readonly { date: string; views: number }[];
+  /** The same number of days just before (not for "all"). */
+  previous: DayFigures | undefined;
   activity: readonly ActivityRow[];
   /** The person follows the room (its visits reach them as they chose on Account). */
   following: boolean;
@@ -118,7 +123,8 @@ export function roomView(
   data: RoomOverview,
   o: { done?: string; form?: FormState } = {},
 ): string {
-  const { room, period, analytics, previous } = data;
+  const { room, period, analytics, totals, previous } = data;
+  const average = roundedMean(totals.duration, totals.views);
   const avgPrevious = previous && previous.views > 0 ? previous.duration / previous.views : 0;
   const name = fieldError(o.form, 'name', 'room-name');
   const description = fieldError(o.form, 'description', 'room-description');
@@ -134,20 +140,21 @@ ${notice(o.done)}
   ${PERIODS.map((p) => html`<a href="/app/rooms/${room.id}?period=${p}"${p === period ? html` aria-current="page"` : ''}>${p === 'all' ? 'All time' : p}</a>`)}
 </nav>
 <section class="kpis" aria-label="Key figures">
-  ${kpi('Views', count(analytics.totalViews), previous && change(analytics.totalViews, previous.views))}
-  ${kpi('Unique viewers', count(analytics.uniqueViewers), undefined)}
-  ${kpi('Average time', duration(analytics.avgViewDurationSeconds), previous && change(analytics.avgViewDurationSeconds, avgPrevious))}
-  ${kpi('Downloads', count(analytics.totalDownloads), previous && change(analytics.totalDownloads, previous.downloads))}
+  ${kpi('Views', count(totals.views), previous && change(totals.views, previous.views))}
+  ${kpi('Unique viewers', count(totals.viewers), undefined)}
+  ${kpi('Average time', duration(average), previous && change(average, avgPrevious))}
+  ${kpi('Downloads', count(totals.downloads), previous && change(totals.downloads, previous.downloads))}
   ${kpi('Refused downloads', count(data.refusedDownloads), undefined)}
 </section>
 <section class="card">
   <h2>Views per day</h2>
+  <p class="hint">Days from midnight, ${user.timezone}.</p>
   <div class="chart-box"><canvas class="chart" role="img" aria-label="Views per day" data-chart="${JSON.stringify(
     {
       type: 'bar',
       label: 'Views',
-      labels: analytics.viewsOverTime.map((d) => d.date),
-      values: analytics.viewsOverTime.map((d) => d.views),
+      labels: data.perDay.map((d) => d.date),
+      values: data.perDay.map((d) => d.views),
     },
   )}"></canvas></div>
   <details><summary>Views per day as a table</summary>
@@ -156,9 +163,7 @@ ${notice(o.done)}
     head: ['Date', 'Views'],
     numeric: [1],
     empty: 'No views in this period.',
-    rows: analytics.viewsOverTime.map(
-      (d) => html`<tr><td>${d.date}</td><td class="num">${count(d.views)}</td></tr>`,
-    ),
+    rows: data.perDay.map((d) => html`<tr><td>${d.date}</td><td class="num">${count(d.views)}</td></tr>`),
   })}
   </details>
 </section>
