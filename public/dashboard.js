@@ -5,25 +5,23 @@
 if (window.Chart) {
   for (const canvas of document.querySelectorAll('canvas[data-chart]')) {
     const spec = JSON.parse(canvas.dataset.chart);
+    // One series (label, values), or several (series: [{ label, values }]) told apart by colour.
+    const series = spec.series ?? [{ label: spec.label, values: spec.values }];
+    const colours = ['#64748b', '#1d4ed8'];
     new window.Chart(canvas, {
       type: spec.type === 'line' ? 'line' : 'bar',
       data: {
         labels: spec.labels,
-        datasets: [
-          {
-            label: spec.label,
-            data: spec.values,
-            backgroundColor: '#1d4ed8',
-            borderColor: '#1d4ed8',
-            tension: 0,
-          },
-        ],
+        datasets: series.map((s, i) => {
+          const colour = series.length > 1 ? colours[i % colours.length] : '#1d4ed8';
+          return { label: s.label, data: s.values, backgroundColor: colour, borderColor: colour, tension: 0 };
+        }),
       },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        plugins: { legend: { display: false } },
+        plugins: { legend: { display: series.length > 1 } },
         scales: { y: { beginAtZero: true, ticks: { precision: 0 } } },
       },
     });

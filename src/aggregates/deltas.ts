@@ -270,7 +270,7 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
 }
 
 /**
- * Visits: clicks per link, per day and link. `sign` -1 takes removed visits off (their link
+ * Visits: clicks per link, per day and link, per slot. `sign` -1 takes removed visits off (their link
  * or room is deleted); the per-day rows they were counted in exist, so the upsert updates.
  */
 export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
@@ -282,6 +282,11 @@ export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): 
        SELECT deal_room_id, ${day('at')}, link_id, count(*) * ${n} FROM ${from} GROUP BY 1, 2, 3
        ON CONFLICT (deal_room_id, day, link_id) DO UPDATE
           SET visits = room_daily_visits.visits + excluded.visits
+       RETURNING 1
+     ), per_slot AS (
+       INSERT INTO room_slots (deal_room_id, slot, visits)
+       SELECT deal_room_id, ${slot('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2
+       ON CONFLICT (deal_room_id, slot) DO UPDATE SET visits = room_slots.visits + excluded.visits
        RETURNING 1
      )
      UPDATE links l SET total_clicks = l.total_clicks + a.n

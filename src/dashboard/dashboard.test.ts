@@ -798,6 +798,14 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const now = clock.now();
     const today = now.toISOString().slice(0, 10);
     // 03:30 UTC today is 23:30 yesterday in New York (EDT); 05:00 UTC is 01:00 today there.
+    expect(
+      (
+        await admin.post(`/links/${linkId}/visits`, {
+          viewer: { email: 'late@buyer.example' },
+          at: `${today}T03:30:00.000Z`,
+        })
+      ).status,
+    ).toBe(201);
     for (const [startedAt, email] of [
       [`${today}T03:30:00.000Z`, 'late@buyer.example'],
       [`${today}T05:00:00.000Z`, 'early@buyer.example'],
@@ -810,12 +818,13 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
     const page = (await person.get(`/app/rooms/${roomId}?period=7d`)).body;
     expect(page).toContain('Days from midnight, America/New_York.');
-    expect(page).toContain(`<tr><td>${yesterday}</td><td class="num">1</td></tr>`);
-    expect(page).toContain(`<tr><td>${today}</td><td class="num">2</td></tr>`);
+    expect(page).toContain(`<tr><td>${yesterday}</td><td class="num">1</td><td class="num">1</td></tr>`);
+    expect(page).toContain(`<tr><td>${today}</td><td class="num">0</td><td class="num">2</td></tr>`);
     expect(page).toMatch(/Unique viewers<\/[^>]+>\s*<[^>]+>2</);
     const utc = await getAnalytics(db, team, roomId, '7d', clock.now());
     expect(utc.viewsOverTime.find((d) => d.date === today)?.views).toBe(3);
     expect(utc.viewsOverTime.find((d) => d.date === yesterday)?.views).toBe(0);
+    expect(utc.topLinks).toEqual([{ linkId, name: 'Buyers', clicks: 1 }]);
     // In the team's own zone the rooms list counts the same 30 days.
     expect((await person.get('/app/rooms')).body).toMatch(/Night reading[\s\S]*?<td class="num">3<\/td>/);
   });

@@ -67,6 +67,7 @@ export async function teamRoom(db: Queryable, teamId: string, roomId: string): P
 }
 
 export interface DayFigures {
+  visits: number;
   views: number;
   duration: number;
   viewers: number;
@@ -84,13 +85,13 @@ export async function roomZoneDays(
   starts: readonly Date[],
 ): Promise<DayFigures[]> {
   const rows = await db.query<DayFigures & { i: number }>(
-    `SELECT width_bucket(slot, $2::timestamptz[]) AS i, sum(views)::int AS views,
+    `SELECT width_bucket(slot, $2::timestamptz[]) AS i, sum(visits)::int AS visits, sum(views)::int AS views,
             sum(duration_seconds)::float8 AS duration, sum(latest_viewers)::int AS viewers,
             sum(downloads)::int AS downloads
        FROM room_slots WHERE deal_room_id = $1 AND slot >= $3 GROUP BY 1`,
     [roomId, starts, starts[0]],
   );
-  const days = starts.map(() => ({ views: 0, duration: 0, viewers: 0, downloads: 0 }));
+  const days = starts.map(() => ({ visits: 0, views: 0, duration: 0, viewers: 0, downloads: 0 }));
   for (const { i, ...figures } of rows) days[i - 1] = figures;
   return days;
 }

@@ -93,12 +93,13 @@ export const roomRoutes: Route = (app, deps) => {
     const previous = before ? figures.shift() : undefined;
     const totals = figures.reduce(
       (sum, d) => ({
+        visits: sum.visits + d.visits,
         views: sum.views + d.views,
         duration: sum.duration + d.duration,
         viewers: sum.viewers + d.viewers,
         downloads: sum.downloads + d.downloads,
       }),
-      { views: 0, duration: 0, viewers: 0, downloads: 0 } as DayFigures,
+      { visits: 0, views: 0, duration: 0, viewers: 0, downloads: 0 } as DayFigures,
     );
     const activity = await recentActivity(
       deps.db,
@@ -117,7 +118,11 @@ export const roomRoutes: Route = (app, deps) => {
       period,
       analytics,
       totals,
-      perDay: days.map((d, i) => ({ date: d.date, views: figures[i]?.views ?? 0 })),
+      perDay: days.map((d, i) => ({
+        date: d.date,
+        visits: figures[i]?.visits ?? 0,
+        views: figures[i]?.views ?? 0,
+      })),
       previous,
       activity,
       following,

@@ -61,7 +61,7 @@ export async function expectFiguresMatch(
     'SELECT id, created_at FROM deal_rooms WHERE team_id = $1',
     [teamId],
   );
-  await expectSlotsMatch(s.db, roomIds, views, downloads);
+  await expectSlotsMatch(s.db, roomIds, views, downloads, visits);
 
   const later = (a: ViewRow, b: ViewRow) =>
     a.started_at.getTime() - b.started_at.getTime() || (a.id < b.id ? -1 : 1);
@@ -213,11 +213,15 @@ async function expectSlotsMatch(
   roomIds: string[],
   views: readonly ViewRow[],
   downloads: readonly { deal_room_id: string; at: Date }[],
+  visits: readonly { deal_room_id: string; at: Date }[],
 ) {
-  const expected = new Map<string, { views: number; duration: number; downloads: number; latest: number }>();
+  const expected = new Map<
+    string,
+    { views: number; duration: number; downloads: number; latest: number; visits: number }
+  >();
   const at = (room: string, when: Date) => {
     const key = `${room} ${Math.floor(when.getTime() / SLOT) * SLOT}`;
-    const row = expected.get(key) ?? { views: 0, duration: 0, downloads: 0, latest: 0 };
+    const row = expected.get(key) ?? { views: 0, duration: 0, downloads: 0, latest: 0, visits: 0 };
     expected.set(key, row);
     return row;
   };
@@ -236,6 +240,7 @@ async function expectSlotsMatch(
   }
   for (const v of latest.values()) at(v.deal_room_id, v.started_at).latest += 1;
   for (const d of downloads) at(d.deal_room_id, d.at).downloads += 1;
+  for (const v of visits) at(v.deal_room_id, v.at).visits += 1;
 
   const kept = await db.query<{
     deal_room_id: string;
@@ -244,16 +249,17 @@ async function expectSlotsMatch(
     duration: number;
     downloads: number;
     latest: number;
+    visits: number;
   }>(
-    `SELECT deal_room_id, slot, views, duration_seconds::float8 AS duration, downloads, latest_viewers AS latest
+    `SELECT deal_room_id, slot, views, duration_seconds::float8 AS duration, downloads, latest_viewers AS latest, visits
        FROM room_slots WHERE deal_room_id = ANY($1::uuid[])
-        AND (views <> 0 OR duration_seconds <> 0 OR downloads <> 0 OR latest_viewers <> 0)`,
+        AND (views <> 0 OR duration_seconds <> 0 OR downloads <> 0 OR latest_viewers <> 0 OR visits <> 0)`,
     [roomIds],
   );
   const actual = new Map(
     kept.map((r) => [
       `${r.deal_room_id} ${r.slot.getTime()}`,
-      { views: r.views, duration: r.duration, downloads: r.downloads, latest: r.latest },
+      { views: r.views, duration: r.duration, downloads: r.downloads, latest: r.latest, visits: r.visits },
     ]),
   );
   expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));

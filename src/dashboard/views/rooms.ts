@@ -107,7 +107,7 @@ export interface RoomOverview {
   /** The same length of time just before (not for "all"). */
   /** The period's figures over the days of the person's timezone, and its views per day. */
   totals: DayFigures;
-  perDay: readonly { date: string; views: number }[];
+  perDay: readonly { date: string; visits: number; views: number }[];
   /** The same number of days just before (not for "all"). */
   previous: DayFigures | undefined;
   activity: readonly ActivityRow[];
@@ -147,23 +147,28 @@ ${notice(o.done)}
   ${kpi('Refused downloads', count(data.refusedDownloads), undefined)}
 </section>
 <section class="card">
-  <h2>Views per day</h2>
+  <h2>Visits and views per day</h2>
   <p class="hint">Days from midnight, ${user.timezone}.</p>
-  <div class="chart-box"><canvas class="chart" role="img" aria-label="Views per day" data-chart="${JSON.stringify(
+  <div class="chart-box"><canvas class="chart" role="img" aria-label="Visits and views per day" data-chart="${JSON.stringify(
     {
       type: 'bar',
-      label: 'Views',
       labels: data.perDay.map((d) => d.date),
-      values: data.perDay.map((d) => d.views),
+      series: [
+        { label: 'Visits', values: data.perDay.map((d) => d.visits) },
+        { label: 'Views', values: data.perDay.map((d) => d.views) },
+      ],
     },
   )}"></canvas></div>
-  <details><summary>Views per day as a table</summary>
+  <details><summary>Visits and views per day as a table</summary>
   ${table({
-    caption: 'Views per day',
-    head: ['Date', 'Views'],
-    numeric: [1],
-    empty: 'No views in this period.',
-    rows: data.perDay.map((d) => html`<tr><td>${d.date}</td><td class="num">${count(d.views)}</td></tr>`),
+    caption: 'Visits and views per day',
+    head: ['Date', 'Visits', 'Views'],
+    numeric: [1, 2],
+    empty: 'No days in this period.',
+    rows: data.perDay.map(
+      (d) =>
+        html`<tr><td>${d.date}</td><td class="num">${count(d.visits)}</td><td class="num">${count(d.views)}</td></tr>`,
+    ),
   })}
   </details>
 </section>
