@@ -78,10 +78,11 @@ export interface Config {
   migrateOnStart: boolean | undefined;
   /**
    * SMTP_URL (smtp:// or smtps://): invitations, codes and notifications are mailed from
-   * SMTP_FROM; unset: shown only. VISIT_EMAIL_DELAY_SECONDS: a visit's email waits this long
-   * after the visit starts, to say what was read (180).
+   * SMTP_FROM; unset: shown only. SMTP_TIMEOUT_SECONDS: how long the SMTP server has to
+   * connect, greet and answer each step (20). VISIT_EMAIL_DELAY_SECONDS: a visit's email waits
+   * this long after the visit starts, to say what was read (180).
    */
-  mail: { smtpUrl: string | undefined; from: string; visitEmailDelaySeconds: number };
+  mail: { smtpUrl: string | undefined; from: string; timeoutSeconds: number; visitEmailDelaySeconds: number };
   webhooks: {
     /** http:// and private, loopback or link-local addresses allowed (development and tests only). */
     allowPrivateUrls: boolean;
@@ -225,6 +226,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const mail = {
     smtpUrl,
     from: read('SMTP_FROM') ?? 'Deal Room <no-reply@localhost>',
+    timeoutSeconds: positive('SMTP_TIMEOUT_SECONDS', 20),
     visitEmailDelaySeconds: nonNegative('VISIT_EMAIL_DELAY_SECONDS', 180),
   };
 

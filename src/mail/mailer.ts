@@ -3,6 +3,8 @@ import nodemailer from 'nodemailer';
 export interface MailSettings {
   smtpUrl: string | undefined;
   from: string;
+  /** How long the server has to connect, greet and answer each step (default 20 s). */
+  timeoutSeconds?: number;
 }
 
 /** Sends the service's mail through the SMTP server SMTP_URL names: invitations and the gate's codes. */
@@ -18,25 +20,29 @@ export interface Mailer {
     unsubscribeUrl: string;
     messageId: string;
   }): Promise<void>;
+  /** The longest one send can take before it fails: a claim on a message to send must outlast it. */
+  readonly longestSendMs: number;
   close(): void;
 }
 
 /** The mailer of the settings, or undefined when no SMTP server is set (an invitation's address is shown only). */
 export function mailerOf(settings: MailSettings): Mailer | undefined {
   if (!settings.smtpUrl) return undefined;
+  const timeoutMs = (settings.timeoutSeconds ?? 20) * 1000;
   const transport = nodemailer.createTransport({
     url: settings.smtpUrl,
     // A few connections kept open: notifications come in bursts.
     pool: true,
     maxConnections: 4,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 20_000,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
   });
   // A pooled connection the server closes while idle is replaced at the next send; each send
   // reports its own failure.
   transport.on('error', () => undefined);
   return {
+    longestSendMs: 3 * timeoutMs,
     async send({ to, address, teamName, invitedBy }) {
       await transport.sendMail({
         from: settings.from,

@@ -6,6 +6,7 @@ import type { Actor, WriteContext, WriteTx } from '../write/transaction.ts';
 import { inWrite } from '../write/transaction.ts';
 import { type Composed, composeDigest, composeVisit } from './compose.ts';
 import {
+  type ClaimedNotification,
   claimDueNotifications,
   dropNotification,
   failNotification,
@@ -22,10 +23,13 @@ import {
 export const DEFAULT_VISIT_EMAIL_DELAY_MS = 180_000;
 /** A failed send is tried again after 1, 2, 4, 8 and 16 minutes, then given up. */
 const RETRIES = 5;
-/** Sent at the same time, on the mailer's pooled connections. */
+/** Claimed and sent at the same time, on the mailer's pooled connections. */
 const SENDING_AT_ONCE = 4;
-/** A claim lasts this long: a worker that dies while sending leaves it to another after that. */
-const LEASE_MS = 60_000;
+/**
+ * A claim outlasts the longest send twice over: only then does another worker take it (this
+ * one died while sending). Without SMTP nothing is sent, and a short claim is enough.
+ */
+const leaseMs = (mailer: Mailer | undefined) => 2 * (mailer?.longestSendMs ?? 0) + 5_000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -118,15 +122,8 @@ export async function deliverNotifications(
   ctx: WriteContext,
   o: { mailer: Mailer | undefined; appUrl: string; limit?: number },
 ): Promise<number> {
-  const now = ctx.clock.now();
-  const claimed = await claimDueNotifications(
-    ctx.db,
-    now,
-    new Date(now.getTime() + LEASE_MS),
-    o.limit ?? 100,
-  );
   let finished = 0;
-  const one = async (n: (typeof claimed)[number]): Promise<void> => {
+  const one = async (n: ClaimedNotification): Promise<void> => {
     const token = randomBytes(32).toString('base64url');
     const unsubscribeUrl = `${o.appUrl}/unsubscribe/${token}`;
     let composed: Composed | undefined;
@@ -173,9 +170,21 @@ export async function deliverNotifications(
       await failNotification(ctx.db, n.id, err instanceof Error ? err.message : String(err), retryAt);
     }
   };
-  // A few at once: the mailer keeps a few SMTP connections open.
-  for (let i = 0; i < claimed.length; i += SENDING_AT_ONCE) {
-    await Promise.all(claimed.slice(i, i + SENDING_AT_ONCE).map(one));
+  // A few claimed and sent at once (the mailer keeps a few SMTP connections open), then the
+  // next few: a claim is held only while its own email is sent, so a worker that dies holds
+  // back at most these few, and a slow server never lets a claim lapse while it is waited on.
+  const limit = o.limit ?? 100;
+  for (let taken = 0; taken < limit; ) {
+    const now = ctx.clock.now();
+    const claimed = await claimDueNotifications(
+      ctx.db,
+      now,
+      new Date(now.getTime() + leaseMs(o.mailer)),
+      Math.min(SENDING_AT_ONCE, limit - taken),
+    );
+    if (claimed.length === 0) break;
+    taken += claimed.length;
+    await Promise.all(claimed.map(one));
   }
   return finished;
 }

@@ -1,7 +1,11 @@
 // A real SMTP server process for the tests (the smtp-server package): it accepts any sender
 // and recipient without authentication on loopback, and prints each message it receives as
-// one JSON line on stdout. Its first line is its port.
+// one JSON line on stdout, once it has accepted it. Its first line is its port. With
+// SMTP_ACCEPT_DELAY_MS, it takes that long over each message before accepting it, as a
+// busy relay does: a message whose connection drops before then was never accepted.
 import { SMTPServer } from 'smtp-server';
+
+const delayMs = Number(process.env.SMTP_ACCEPT_DELAY_MS ?? 0);
 
 const server = new SMTPServer({
   authOptional: true,
@@ -15,8 +19,12 @@ const server = new SMTPServer({
         to: session.envelope.rcptTo.map((r) => r.address),
         raw: Buffer.concat(chunks).toString('utf8'),
       };
-      process.stdout.write(`${JSON.stringify(message)}\n`);
-      callback();
+      const accept = () => {
+        callback();
+        process.stdout.write(`${JSON.stringify(message)}\n`);
+      };
+      if (delayMs > 0) setTimeout(accept, delayMs);
+      else accept();
     });
   },
 });

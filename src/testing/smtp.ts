@@ -11,13 +11,14 @@ export interface ReceivedMail {
 }
 
 /** A real SMTP server in a process of its own on loopback; what it receives, and how to stop it. */
-export async function startSmtpServer(): Promise<{
+export async function startSmtpServer(options: { acceptDelayMs?: number } = {}): Promise<{
   url: string;
   received: ReceivedMail[];
   stop(): Promise<void>;
 }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./smtp-server.mjs', import.meta.url))], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, SMTP_ACCEPT_DELAY_MS: String(options.acceptDelayMs ?? 0) },
   });
   const received: ReceivedMail[] = [];
   const lines = createInterface({ input: child.stdout });
