@@ -30,6 +30,8 @@ export interface AppDeps {
   /** Request budgets per key and team; none means unlimited. */
   rateLimiter?: RateLimiter;
   metrics?: Metrics;
+  /** Rendered analytics bodies kept in this process (ANALYTICS_CACHE_MB; default 32 MiB). */
+  analyticsCacheBytes?: number;
 }
 
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -64,7 +66,12 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
         await limit?.(request.caller, reply);
       });
       v1.addHook('onSend', conditionalGet);
-      const routeDeps = { db: deps.db, clock: deps.clock, appUrl: deps.appUrl };
+      const routeDeps = {
+        db: deps.db,
+        clock: deps.clock,
+        appUrl: deps.appUrl,
+        analyticsCacheBytes: deps.analyticsCacheBytes,
+      };
       for (const routes of [dealRoomRoutes, documentRoutes, linkRoutes, viewerRoutes, analyticsRoutes]) {
         routes(v1 as TypedFastify, routeDeps);
       }

@@ -69,6 +69,11 @@ export interface Config {
   linkPages: LinkPageLimits;
   /** DASHBOARD_IDLE_HOURS: a dashboard session unused this long has ended (default 12). */
   dashboardIdleHours: number;
+  /**
+   * ANALYTICS_CACHE_MB: rendered analytics bodies each read API process keeps, valid while
+   * their room's figures are unchanged (default 32; 0 keeps none).
+   */
+  analyticsCacheMb: number;
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -202,6 +207,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   };
 
   const dashboardIdleHours = positive('DASHBOARD_IDLE_HOURS', 12);
+  const analyticsCacheMb = nonNegative('ANALYTICS_CACHE_MB', 32);
 
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
@@ -247,6 +253,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     files,
     linkPages,
     dashboardIdleHours,
+    analyticsCacheMb,
     webhooks,
     mail,
     migrateOnStart,

@@ -167,6 +167,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       rateLimiter: limiter,
       metrics,
       healthChecks: [...healthChecks, draining],
+      analyticsCacheBytes: config.analyticsCacheMb * 2 ** 20,
     });
     activity.track(app);
     closers.push(() => app.close());

@@ -18,6 +18,10 @@ import type { Rows } from './rows.ts';
  * its per-day and per-document rows, the same in every writer. Within a table, rows are
  * taken in key order (the ORDER BYs below), so two batches of views that share rows take
  * them in the same order.
+ *
+ * Every statement that changes a room's figures also adds one to its `figures_version`,
+ * as does any change to its contents (a document's or link's name is in its analytics): a
+ * process keeps a room's rendered analytics only while the version it read them at holds.
  */
 
 /** The UTC day of a timestamp expression. */
@@ -187,7 +191,7 @@ async function applyRoomViews(
      UPDATE deal_rooms r
         SET total_views = r.total_views + a.n, duration_sum = r.duration_sum + a.duration,
             unique_viewers = r.unique_viewers + coalesce(m.added, 0),
-            first_view_at = least(r.first_view_at, a.first_at)
+            first_view_at = least(r.first_view_at, a.first_at), figures_version = r.figures_version + 1
        FROM (SELECT deal_room_id, count(*)::int AS n, sum(duration_seconds) AS duration,
                     min(started_at) AS first_at
                FROM ${from} GROUP BY 1 ORDER BY 1) a
@@ -262,7 +266,7 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
         WHERE x.deal_room_id = a.room AND x.slot = a.slot
        RETURNING 1
      )
-     UPDATE deal_rooms x SET duration_sum = x.duration_sum + a.added
+     UPDATE deal_rooms x SET duration_sum = x.duration_sum + a.added, figures_version = x.figures_version + 1
        FROM (SELECT room, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
       WHERE x.id = a.room`,
     params,
@@ -270,7 +274,7 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
 }
 
 /**
- * Visits: clicks per link, per day and link, per slot. `sign` -1 takes removed visits off (their link
+ * Visits: clicks per link, per day and link, per slot, and the room's figures version. `sign` -1 takes removed visits off (their link
  * or room is deleted); the per-day rows they were counted in exist, so the upsert updates.
  */
 export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
@@ -288,10 +292,14 @@ export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): 
        SELECT deal_room_id, ${slot('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2
        ON CONFLICT (deal_room_id, slot) DO UPDATE SET visits = room_slots.visits + excluded.visits
        RETURNING 1
+     ), per_link AS (
+       UPDATE links l SET total_clicks = l.total_clicks + a.n
+         FROM (SELECT link_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1 ORDER BY 1) a
+        WHERE l.id = a.link_id
+       RETURNING 1
      )
-     UPDATE links l SET total_clicks = l.total_clicks + a.n
-       FROM (SELECT link_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1) a
-      WHERE l.id = a.link_id`,
+     UPDATE deal_rooms r SET figures_version = r.figures_version + 1
+      WHERE r.id IN (SELECT deal_room_id FROM ${from})`,
     [...rows.params, sign],
   );
 }
@@ -315,7 +323,7 @@ export async function applyDownloads(tx: Queryable, rows: Rows, sign: 1 | -1 = 1
        ON CONFLICT (deal_room_id, slot) DO UPDATE SET downloads = room_slots.downloads + excluded.downloads
        RETURNING 1
      )
-     UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n
+     UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n, figures_version = r.figures_version + 1
        FROM (SELECT deal_room_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1) a
       WHERE r.id = a.deal_room_id`,
     [...rows.params, sign],
@@ -340,7 +348,8 @@ export async function applyRoomContents(tx: Queryable, deltas: readonly RoomCont
   await tx.query(
     `UPDATE deal_rooms r
         SET document_count = r.document_count + d.documents, link_count = r.link_count + d.links,
-            updated_at = greatest(r.updated_at, coalesce(d.changed_at, r.updated_at))
+            updated_at = greatest(r.updated_at, coalesce(d.changed_at, r.updated_at)),
+            figures_version = r.figures_version + 1
        FROM unnest($1::uuid[], $2::int[], $3::int[], $4::timestamptz[]) AS d(id, documents, links, changed_at)
       WHERE r.id = d.id`,
     [

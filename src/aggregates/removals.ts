@@ -117,7 +117,8 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
         SET total_views = r.total_views - a.n, duration_sum = r.duration_sum - a.duration,
             unique_viewers = r.unique_viewers + coalesce(m.added, 0),
             first_view_at = (SELECT min(w.first_viewed_at) FROM viewers w
-                              WHERE w.deal_room_id = r.id AND w.total_views > 0)
+                              WHERE w.deal_room_id = r.id AND w.total_views > 0),
+            figures_version = r.figures_version + 1
        FROM (SELECT deal_room_id, count(*)::int AS n, sum(duration_seconds) AS duration
                FROM ${from} GROUP BY 1) a
        LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id

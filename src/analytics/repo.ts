@@ -9,6 +9,8 @@ export interface RoomFigures {
   unique_viewers: number;
   duration_sum: number;
   total_downloads: number;
+  /** Changes with every write to a figure of the room, or to a name its analytics show. */
+  figures_version: string;
 }
 
 export async function roomFigures(
@@ -18,7 +20,7 @@ export async function roomFigures(
 ): Promise<RoomFigures | undefined> {
   const rows = await db.query<RoomFigures>(
     `SELECT created_at, first_view_at, total_views, unique_viewers, duration_sum::float8 AS duration_sum,
-            total_downloads
+            total_downloads, figures_version::text AS figures_version
        FROM deal_rooms WHERE id = $1 AND team_id = $2`,
     [roomId, teamId],
   );

@@ -1,11 +1,19 @@
+import { createHash } from 'node:crypto';
 import { SingleEnvelope, single } from '../core/envelope.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
+import { isoDay } from '../core/time.ts';
+import { notModified } from '../http/caching.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
+import { type KeptAnalytics, keptAnalytics } from './kept.ts';
 import { AnalyticsQuery, AnalyticsSchema } from './schemas.ts';
-import { getAnalytics } from './service.ts';
+import { analyticsOf, analyticsRoom } from './service.ts';
 
-export function analyticsRoutes(app: TypedFastify, { db, clock }: RouteDeps): void {
+/** Bodies of one release only: another release may render the same figures otherwise. */
+const RELEASE = createHash('sha256').update(JSON.stringify(AnalyticsSchema)).digest('base64url').slice(0, 8);
+
+export function analyticsRoutes(app: TypedFastify, { db, clock, analyticsCacheBytes }: RouteDeps): void {
+  const kept: KeptAnalytics = keptAnalytics(analyticsCacheBytes ?? 32 * 2 ** 20);
   app.get(
     '/deal-rooms/:id/analytics',
     {
@@ -19,10 +27,21 @@ export function analyticsRoutes(app: TypedFastify, { db, clock }: RouteDeps): vo
         response: responses(SingleEnvelope(AnalyticsSchema), { validates: true, hasRoomId: true }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const period = request.query.period ?? '30d';
-      const analytics = await getAnalytics(db, request.caller.teamId, request.params.id, period, clock.now());
-      return single(analytics);
+      const { teamId } = request.caller;
+      const roomId = request.params.id;
+      const now = clock.now();
+      // One query when nothing changed: the room's figures and version, which authorise it too.
+      const room = await analyticsRoom(db, teamId, roomId);
+      const stamp = `${room.figures_version}.${isoDay(now)}`;
+      if (notModified(request, reply, `W/"${RELEASE}.${period}.${stamp}"`)) return reply.send();
+      let body = kept.get(roomId, period, stamp);
+      if (body === undefined) {
+        body = reply.serialize(single(await analyticsOf(db, teamId, roomId, room, period, now))) as string;
+        kept.set(roomId, period, stamp, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 }

@@ -9,9 +9,22 @@ import type { Analytics, Period } from './schemas.ts';
 const TOP_LIMIT = 10;
 
 /**
- * Two queries whatever the room's size: the room's kept figures (which also decide where
- * `all` starts), then the period's figures from the per-day rollups, or for `all` from the
- * kept all-time figures.
+ * The room's kept figures (which also decide where `all` starts, and whose version tells a
+ * kept body still holds), when it is the team's: the first of analytics' two queries.
+ */
+export async function analyticsRoom(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+): Promise<repo.RoomFigures> {
+  const room = isUuid(roomId) ? await repo.roomFigures(db, teamId, roomId) : undefined;
+  if (!room) throw apiErrors.dealRoomNotFound();
+  return room;
+}
+
+/**
+ * Two queries whatever the room's size: the room's kept figures, then the period's figures
+ * from the per-day rollups, or for `all` from the kept all-time figures.
  */
 export async function getAnalytics(
   db: Queryable,
@@ -20,9 +33,18 @@ export async function getAnalytics(
   period: Period,
   now: Date,
 ): Promise<Analytics> {
-  const room = isUuid(roomId) ? await repo.roomFigures(db, teamId, roomId) : undefined;
-  if (!room) throw apiErrors.dealRoomNotFound();
+  return analyticsOf(db, teamId, roomId, await analyticsRoom(db, teamId, roomId), period, now);
+}
 
+/** The second query: the period's figures of a room already read. */
+export async function analyticsOf(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+  room: repo.RoomFigures,
+  period: Period,
+  now: Date,
+): Promise<Analytics> {
   const bounds = periodDays(period, now, { createdAt: room.created_at, firstViewAt: room.first_view_at });
   let figures: repo.PeriodFigures;
   if (period === 'all') {

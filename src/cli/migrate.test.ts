@@ -19,6 +19,7 @@ const MIGRATIONS = [
   '014_gate_steps',
   '015_notifications',
   '016_room_slots',
+  '017_figures_version',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -26,6 +26,8 @@ export interface RouteDeps {
   db: Database;
   clock: Clock;
   appUrl: string;
+  /** Rendered analytics bodies kept in this process (default 32 MiB). */
+  analyticsCacheBytes?: number | undefined;
 }
 
 /** What the management API's routes share: the store, and how a request's write is run. */

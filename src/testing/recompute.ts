@@ -27,7 +27,13 @@ interface ViewRow {
 }
 
 export async function expectFiguresMatch(
-  s: { db: Database; clock: Clock; api: Awaited<ReturnType<typeof testApp>> },
+  s: {
+    db: Database;
+    clock: Clock;
+    api: Awaited<ReturnType<typeof testApp>>;
+    /** A second process's read API on the same store: its kept analytics must follow every write too. */
+    other?: Awaited<ReturnType<typeof testApp>>;
+  },
   key: string,
   teamId: string,
   roomIds: string[],
@@ -188,8 +194,14 @@ export async function expectFiguresMatch(
           return { date, views: perDay.get(date) ?? 0 };
         }),
       };
-      const data = (await s.api.get(`/v1/deal-rooms/${room.id}/analytics?period=${period}`, key)).body.data;
+      const analytics = await s.api.get(`/v1/deal-rooms/${room.id}/analytics?period=${period}`, key);
+      const data = analytics.body.data;
       expect(data, `${period}`).toMatchObject(expected);
+      if (s.other) {
+        const there = await s.other.get(`/v1/deal-rooms/${room.id}/analytics?period=${period}`, key);
+        expect(there.raw, `${period}, the other process`).toBe(analytics.raw);
+        expect(there.headers.etag).toBe(analytics.headers.etag);
+      }
       if (period === 'all') {
         expect([data.totalViews, data.uniqueViewers, data.avgViewDurationSeconds]).toEqual([
           expectedRoom.totalViews,
