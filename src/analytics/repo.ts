@@ -23,6 +23,8 @@ export async function roomFigures(
             total_downloads, figures_version::text AS figures_version
        FROM deal_rooms WHERE id = $1 AND team_id = $2`,
     [roomId, teamId],
+    // A primary-key lookup, the whole of a read whose body is kept: planned once per connection.
+    { prepared: 'analytics_room' },
   );
   return rows[0];
 }

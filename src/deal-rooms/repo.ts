@@ -54,6 +54,8 @@ export async function findDealRoom(
     `SELECT ${ROOM_COLUMNS}, r.unique_viewers, r.duration_sum::float8 AS duration_sum
        FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
     [id, teamId],
+    // A primary-key lookup: one plan fits every room, so it is planned once per connection.
+    { prepared: 'find_deal_room' },
   );
   return rows[0];
 }
