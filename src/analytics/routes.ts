@@ -3,7 +3,7 @@ import { SingleEnvelope, single } from '../core/envelope.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
 import { isoDay } from '../core/time.ts';
-import { notModified } from '../http/caching.ts';
+import { notModified } from '../routing/caching.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { type KeptAnalytics, keptAnalytics } from './kept.ts';
 import { AnalyticsQuery, AnalyticsSchema } from './schemas.ts';

@@ -1,4 +1,4 @@
-import { applyTeamRooms } from '../aggregates/deltas.ts';
+import { applyTeamRooms } from '../aggregates/contents.ts';
 import { apiErrors, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { forgetRoomEvents, recordEvent } from '../events/outbox.ts';

@@ -1,4 +1,4 @@
-import { applyRoomChange } from '../aggregates/deltas.ts';
+import { applyRoomChange } from '../aggregates/contents.ts';
 import { fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
 import { loadRoom } from '../deal-rooms/repo.ts';

@@ -3,7 +3,7 @@ import {
   applyTeamRooms,
   type RoomContentsDelta,
   type TeamRoomsDelta,
-} from '../aggregates/deltas.ts';
+} from '../aggregates/contents.ts';
 import { newId } from '../core/ids.ts';
 import { hashPassword } from '../core/passwords.ts';
 import { insertMany } from '../db/bulk.ts';

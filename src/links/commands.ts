@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { applyRoomChange } from '../aggregates/deltas.ts';
+import { applyRoomChange } from '../aggregates/contents.ts';
 import { entryKeys } from '../core/email-entries.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid, newId } from '../core/ids.ts';
