@@ -34,6 +34,9 @@ function currentPage(pages) {
     [...document.querySelectorAll('[data-thumb]')].map((a) => [Number(a.dataset.thumb), a]),
   );
   const state = { page: 1, visible: false };
+  // The page the counter and thumbnails show: a step sets state.page to where it is going
+  // before the scroll gets there, so the page is shown when the scroll reaches it.
+  let marked = 1;
   const update = () => {
     let best = 0;
     let page = state.page;
@@ -41,9 +44,10 @@ function currentPage(pages) {
       if (ratio > best || (ratio === best && ratio > 0 && number < page)) [best, page] = [ratio, number];
     }
     state.visible = best > 0;
-    if (page === state.page) return;
-    thumbs.get(state.page)?.removeAttribute('aria-current');
     state.page = page;
+    if (page === marked) return;
+    thumbs.get(marked)?.removeAttribute('aria-current');
+    marked = page;
     const thumb = thumbs.get(page);
     if (thumb) {
       thumb.setAttribute('aria-current', 'page');
