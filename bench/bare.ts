@@ -5,18 +5,9 @@
  * machine, in the same run. Prints its address when listening.
  */
 import Fastify from 'fastify';
+import { bodyOf } from './bodies.ts';
 
 const app = Fastify({ logger: false });
-const bodies = new Map<number, string>();
-function bodyOf(size: string): string {
-  const n = Math.min(Number(size) || 0, 1 << 24);
-  let body = bodies.get(n);
-  if (body === undefined) {
-    body = n < 10 ? '' : `{"data":"${'x'.repeat(n - 10)}"}`;
-    bodies.set(n, body);
-  }
-  return body;
-}
 app.get<{ Params: { n: string } }>('/bytes/:n', async (request, reply) =>
   reply.header('Content-Type', 'application/json; charset=utf-8').send(bodyOf(request.params.n)),
 );

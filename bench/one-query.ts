@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { createMetrics } from '../src/core/metrics.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { createServer } from '../src/http/server.ts';
+import { bodyOf } from './bodies.ts';
 
 const db = await openPostgres({
   connectionString: process.env.DATABASE_URL as string,
@@ -21,16 +22,6 @@ const app = createServer({
   db,
   validationMessage: () => 'The request could not be understood',
 });
-const bodies = new Map<number, string>();
-function bodyOf(size: string): string {
-  const n = Math.min(Number(size) || 0, 1 << 24);
-  let body = bodies.get(n);
-  if (body === undefined) {
-    body = n < 10 ? '' : `{"data":"${'x'.repeat(n - 10)}"}`;
-    bodies.set(n, body);
-  }
-  return body;
-}
 app.get(
   '/one-query/:n',
   {

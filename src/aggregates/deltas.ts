@@ -39,6 +39,16 @@ export interface LatestMove {
   added: number;
 }
 
+/**
+ * The two rollups a room's figures are kept in by time: per UTC day (room_daily, the read
+ * API's) and per 15-minute slot (room_slots, the dashboard's days in a timezone). A figure
+ * that counts by time is written to both by the same statement, made for each here.
+ */
+export const TIME_ROLLUPS = [
+  { cte: 'per_day', table: 'room_daily', key: 'day', of: day },
+  { cte: 'per_slot', table: 'room_slots', key: 'slot', of: slot },
+] as const;
+
 /** Views started (with the duration they already have: 0 live, the whole one on import). */
 export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
   const room = await applyViewersOfViews(tx, rows);
@@ -160,35 +170,23 @@ async function applyRoomViews(
                  FROM ${from} GROUP BY 1 ORDER BY 1) a
         WHERE d.id = a.document_id
        RETURNING 1
-     ), per_day AS (
-       INSERT INTO room_daily (deal_room_id, day, views, duration_seconds, latest_viewers)
-       SELECT room, day, sum(n), sum(duration), sum(latest)
-         FROM (SELECT deal_room_id AS room, ${day('started_at')} AS day, count(*) AS n,
+     ), ${TIME_ROLLUPS.map(
+       ({ cte, table, key, of }) => `${cte} AS (
+       INSERT INTO ${table} (deal_room_id, ${key}, views, duration_seconds, latest_viewers)
+       SELECT room, ${key}, sum(n), sum(duration), sum(latest)
+         FROM (SELECT deal_room_id AS room, ${of('started_at')} AS ${key}, count(*) AS n,
                       sum(duration_seconds) AS duration, 0 AS latest
                  FROM ${from} GROUP BY 1, 2
                UNION ALL
-               SELECT room, day, 0, 0, latest FROM moves) p
+               SELECT room, ${key}, 0, 0, latest FROM moves) p
         GROUP BY 1, 2 ORDER BY 1, 2
-       ON CONFLICT (deal_room_id, day) DO UPDATE
-          SET views = room_daily.views + excluded.views,
-              duration_seconds = room_daily.duration_seconds + excluded.duration_seconds,
-              latest_viewers = room_daily.latest_viewers + excluded.latest_viewers
+       ON CONFLICT (deal_room_id, ${key}) DO UPDATE
+          SET views = ${table}.views + excluded.views,
+              duration_seconds = ${table}.duration_seconds + excluded.duration_seconds,
+              latest_viewers = ${table}.latest_viewers + excluded.latest_viewers
        RETURNING 1
-     ), per_slot AS (
-       INSERT INTO room_slots (deal_room_id, slot, views, duration_seconds, latest_viewers)
-       SELECT room, slot, sum(n), sum(duration), sum(latest)
-         FROM (SELECT deal_room_id AS room, ${slot('started_at')} AS slot, count(*) AS n,
-                      sum(duration_seconds) AS duration, 0 AS latest
-                 FROM ${from} GROUP BY 1, 2
-               UNION ALL
-               SELECT room, slot, 0, 0, latest FROM moves) p
-        GROUP BY 1, 2 ORDER BY 1, 2
-       ON CONFLICT (deal_room_id, slot) DO UPDATE
-          SET views = room_slots.views + excluded.views,
-              duration_seconds = room_slots.duration_seconds + excluded.duration_seconds,
-              latest_viewers = room_slots.latest_viewers + excluded.latest_viewers
-       RETURNING 1
-     )
+     )`,
+     ).join(', ')}
      UPDATE deal_rooms r
         SET total_views = r.total_views + a.n, duration_sum = r.duration_sum + a.duration,
             unique_viewers = r.unique_viewers + coalesce(m.added, 0),
@@ -254,19 +252,15 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
          FROM (SELECT document, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
         WHERE x.id = a.document
        RETURNING 1
-     ), per_day AS (
-       UPDATE room_daily x SET duration_seconds = x.duration_seconds + a.added
-         FROM (SELECT room, ${day('started_at')} AS day, sum(added)::int AS added
+     ), ${TIME_ROLLUPS.map(
+       ({ cte, table, key, of }) => `${cte} AS (
+       UPDATE ${table} x SET duration_seconds = x.duration_seconds + a.added
+         FROM (SELECT room, ${of('started_at')} AS ${key}, sum(added)::int AS added
                  FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2) a
-        WHERE x.deal_room_id = a.room AND x.day = a.day
+        WHERE x.deal_room_id = a.room AND x.${key} = a.${key}
        RETURNING 1
-     ), per_slot AS (
-       UPDATE room_slots x SET duration_seconds = x.duration_seconds + a.added
-         FROM (SELECT room, ${slot('started_at')} AS slot, sum(added)::int AS added
-                 FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2) a
-        WHERE x.deal_room_id = a.room AND x.slot = a.slot
-       RETURNING 1
-     )
+     )`,
+     ).join(', ')}
      UPDATE deal_rooms x SET duration_sum = x.duration_sum + a.added, figures_version = x.figures_version + 1
        FROM (SELECT room, sum(added)::int AS added FROM ${from} GROUP BY 1 ORDER BY 1) a
       WHERE x.id = a.room`,

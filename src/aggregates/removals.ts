@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { day, type LatestMove, slot } from './deltas.ts';
+import { day, type LatestMove, slot, TIME_ROLLUPS } from './deltas.ts';
 import type { Rows } from './rows.ts';
 
 /**
@@ -86,33 +86,22 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
                  FROM ${from} GROUP BY 1) a
         WHERE d.id = a.document_id
        RETURNING 1
-     ), per_day AS (
-       UPDATE room_daily x
+     ), ${TIME_ROLLUPS.map(
+       ({ cte, table, key, of }) => `${cte} AS (
+       UPDATE ${table} x
           SET views = x.views - a.n, duration_seconds = x.duration_seconds - a.duration,
               latest_viewers = x.latest_viewers + a.latest
-         FROM (SELECT room, day, sum(n)::int AS n, sum(duration) AS duration, sum(latest)::int AS latest
-                 FROM (SELECT deal_room_id AS room, ${day('started_at')} AS day, count(*) AS n,
+         FROM (SELECT room, ${key}, sum(n)::int AS n, sum(duration) AS duration, sum(latest)::int AS latest
+                 FROM (SELECT deal_room_id AS room, ${of('started_at')} AS ${key}, count(*) AS n,
                               sum(duration_seconds) AS duration, 0 AS latest
                          FROM ${from} GROUP BY 1, 2
                        UNION ALL
-                       SELECT room, day, 0, 0, latest FROM moves) p
+                       SELECT room, ${key}, 0, 0, latest FROM moves) p
                 GROUP BY 1, 2) a
-        WHERE x.deal_room_id = a.room AND x.day = a.day
+        WHERE x.deal_room_id = a.room AND x.${key} = a.${key}
        RETURNING 1
-     ), per_slot AS (
-       UPDATE room_slots x
-          SET views = x.views - a.n, duration_seconds = x.duration_seconds - a.duration,
-              latest_viewers = x.latest_viewers + a.latest
-         FROM (SELECT room, slot, sum(n)::int AS n, sum(duration) AS duration, sum(latest)::int AS latest
-                 FROM (SELECT deal_room_id AS room, ${slot('started_at')} AS slot, count(*) AS n,
-                              sum(duration_seconds) AS duration, 0 AS latest
-                         FROM ${from} GROUP BY 1, 2
-                       UNION ALL
-                       SELECT room, slot, 0, 0, latest FROM moves) p
-                GROUP BY 1, 2) a
-        WHERE x.deal_room_id = a.room AND x.slot = a.slot
-       RETURNING 1
-     )
+     )`,
+     ).join(', ')}
      UPDATE deal_rooms r
         SET total_views = r.total_views - a.n, duration_sum = r.duration_sum - a.duration,
             unique_viewers = r.unique_viewers + coalesce(m.added, 0),
