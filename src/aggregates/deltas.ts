@@ -92,10 +92,13 @@ export async function applyViewersOfViews(
      ), first_seen AS (
        -- A document is new to its viewer when these rows are all the viewer's views of it:
        -- at most n + 1 entries of the (viewer_id, document_id) index for each pair, so a
-       -- viewer's thousandth view costs what their first did.
+       -- viewer's thousandth view costs what their first did. A viewer with no view counted
+       -- yet (locked above, so none is counted meanwhile) has only these: every pair is new,
+       -- with no look-up (an import's new viewers are most of its million views).
        SELECT p.viewer_id, count(*)::int AS documents
-         FROM pairs p
-        WHERE (SELECT count(*) FROM (SELECT 1 FROM views v
+         FROM pairs p JOIN viewers w ON w.id = p.viewer_id
+        WHERE w.total_views = 0
+           OR (SELECT count(*) FROM (SELECT 1 FROM views v
                                       WHERE v.viewer_id = p.viewer_id AND v.document_id = p.document_id
                                         AND NOT v.internal
                                       LIMIT p.n + 1) seen) = p.n

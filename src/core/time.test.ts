@@ -30,6 +30,23 @@ describe('parseTimestamp', () => {
       expect(parseTimestamp(bad)).toBeUndefined();
     }
   });
+
+  it('names the instant Date names, for every form it accepts', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    let seed = 7;
+    const next = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    for (let i = 0; i < 5000; i++) {
+      const year = String([1, 50, 99, 100, 1999, 2000, 2024, 2026, 9999][next(9)]).padStart(4, '0');
+      const fraction = ['', '.5', '.25', '.123', '.123456', '.999999999'][next(6)] ?? '';
+      const zone = next(3) === 0 ? 'Z' : `${next(2) ? '+' : '-'}${two(next(24))}:${two(next(60))}`;
+      const seconds = next(5) === 0 ? '' : `:${two(next(60))}${fraction}`;
+      const text = `${year}-${two(1 + next(12))}-${two(1 + next(28))}T${two(next(24))}:${two(next(60))}${seconds}${zone}`;
+      expect(parseTimestamp(text)?.toISOString(), text).toBe(new Date(text).toISOString());
+    }
+  });
 });
 
 describe('real instants', () => {

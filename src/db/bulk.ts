@@ -22,28 +22,24 @@ export async function insertMany(
 }
 
 /**
- * Rows in COPY's text format: tab between fields, a newline after each row, \N for null,
- * and backslash escapes for the characters that would otherwise end a field or a row.
+ * One row in COPY's text format, with its newline: tab between fields, \N for null, and
+ * backslash escapes for the characters that would otherwise end a field or a row.
  */
-export function copyText(rows: readonly (readonly unknown[])[]): string {
-  let text = '';
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      if (i > 0) text += '\t';
-      text += copyField(row[i]);
-    }
-    text += '\n';
-  }
-  return text;
+export function copyLine(row: readonly unknown[]): string {
+  let line = copyField(row[0]);
+  for (let i = 1; i < row.length; i++) line += `\t${copyField(row[i])}`;
+  return `${line}\n`;
 }
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const SPECIAL = /[\\\t\n\r]/;
 
 function copyField(value: unknown): string {
+  if (typeof value === 'string') {
+    return SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? c) : value;
+  }
   if (value === null || value === undefined) return '\\N';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (typeof value === 'number') return String(value);
-  const text = String(value);
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? c) : text;
+  return String(value);
 }

@@ -9,7 +9,7 @@ export interface Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**
-   * Loads rows with COPY: `text` is in COPY's text format (see copyText in bulk.ts), one row
+   * Loads rows with COPY: `text` is in COPY's text format (see copyLine in bulk.ts), one row
    * a line, in `columns`' order.
    */
   copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;

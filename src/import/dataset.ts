@@ -23,11 +23,9 @@ const SECTION_TYPES = [
   ['downloads', 'download'],
 ] as const;
 
-/** The records of a dataset in import order, named as the JSON reader names them. */
-export function* datasetRecords(data: Dataset): Generator<RawRecord> {
+/** The records of a dataset in import order, a section a batch, named as the JSON reader names them. */
+export function* datasetRecords(data: Dataset): Generator<RawRecord[]> {
   for (const [section, type] of SECTION_TYPES) {
-    for (const [index, raw] of (data[section] ?? []).entries()) {
-      yield { type, raw, where: `${section}[${index}]` };
-    }
+    yield (data[section] ?? []).map((raw, index) => ({ type, raw, where: `${section}[${index}]` }));
   }
 }

@@ -82,9 +82,9 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     });
 
     const nd = sampleData();
-    const lines = [...datasetRecords(nd.data)].map(({ type, raw }) =>
-      JSON.stringify({ type, ...(raw as object) }),
-    );
+    const lines = [...datasetRecords(nd.data)]
+      .flat()
+      .map(({ type, raw }) => JSON.stringify({ type, ...(raw as object) }));
     const ndCounts = await importRecords(
       s.db,
       s.clock,
@@ -298,6 +298,16 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     const before = await snapshot();
     await expect(importRecords(s.db, s.clock, readImportFile(file(name, text)))).rejects.toThrow(message);
     expect(await snapshot()).toEqual(before);
+  });
+
+  it.each([
+    ['x.ndjson', (records: string[]) => `${records.join('\n')}\n{"type":\n`, 'line 2, field "name"'],
+    ['x.json', (records: string[]) => `{"teams": [${records.join(',')}, {"id": `, 'teams[1], field "name"'],
+  ])('reports the first bad record of %s, not a later one read with it', async (name, text, message) => {
+    const good = JSON.stringify({ type: 'team', id: randomUUID(), name: 'ok' });
+    const nameless = JSON.stringify({ type: 'team', id: randomUUID() });
+    const path = file(name, text([good, nameless, good]));
+    await expect(importRecords(s.db, s.clock, readImportFile(path))).rejects.toThrow(message);
   });
 
   it('refuses a file that is neither .json nor .ndjson', () => {

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { parseRecord, type RecordType } from './records.ts';
-import type { RawRecord } from './sources.ts';
+import type { RecordBatches } from './sources.ts';
 import { ImportWriter } from './writer.ts';
 
 export interface ImportOptions {
@@ -23,7 +23,7 @@ const IMPORT_STATEMENT_TIMEOUT = `${IMPORT_STATEMENT_TIMEOUT_MS}ms`;
 export async function importRecords(
   db: Database,
   clock: Clock,
-  source: AsyncIterable<RawRecord> | Iterable<RawRecord>,
+  source: RecordBatches,
   options: ImportOptions = {},
 ): Promise<ImportCounts> {
   const now = clock.now();
@@ -34,10 +34,12 @@ export async function importRecords(
     if (db.kind === 'postgres') await tx.query(`SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
     const writer = new ImportWriter(tx);
     let seen = 0;
-    for await (const { type, raw, where } of source) {
-      await writer.add(parseRecord(type, raw, where, now));
-      seen++;
-      if (seen % every === 0) options.onProgress?.(seen);
+    for await (const batch of source) {
+      for (const { type, raw, where } of batch) {
+        await writer.add(parseRecord(type, raw, where, now));
+        seen++;
+        if (seen % every === 0) options.onProgress?.(seen);
+      }
     }
     await writer.finish();
     return writer.counts;

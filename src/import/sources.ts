@@ -20,7 +20,10 @@ const SECTIONS: Record<string, RecordType> = {
   downloads: 'download',
 };
 
-export function readImportFile(path: string): AsyncGenerator<RawRecord> {
+/** Records in the order they stand in the input, a batch at a time (one per chunk read). */
+export type RecordBatches = AsyncIterable<readonly RawRecord[]> | Iterable<readonly RawRecord[]>;
+
+export function readImportFile(path: string): AsyncGenerator<RawRecord[]> {
   if (/\.ndjson$|\.jsonl$/i.test(path)) return readNdjson(createReadStream(path));
   if (/\.json$/i.test(path)) return readJson(createReadStream(path));
   throw new ImportError(path, undefined, 'the file name must end in .json or .ndjson');
@@ -29,36 +32,47 @@ export function readImportFile(path: string): AsyncGenerator<RawRecord> {
 /** The longest NDJSON line accepted: a record is a few hundred bytes. */
 export const MAX_LINE_BYTES = 1 << 20;
 
-/** One record a line, each with its "type"; blank lines are skipped. */
-export async function* readNdjson(input: Readable): AsyncGenerator<RawRecord> {
+/**
+ * One record a line, each with its "type"; blank lines are skipped. The records before a bad
+ * line are handed on before its error, so the first error in the input is the one reported.
+ */
+export async function* readNdjson(input: Readable): AsyncGenerator<RawRecord[]> {
   let number = 0;
-  for await (const line of readLines(input, MAX_LINE_BYTES)) {
-    number++;
-    if (line.trim() === '') continue;
-    const where = `line ${number}`;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      throw new ImportError(where, undefined, 'is not valid JSON');
+  for await (const lines of readLines(input, MAX_LINE_BYTES)) {
+    const records: RawRecord[] = [];
+    for (const line of lines) {
+      number++;
+      if (line.trim() === '') continue;
+      const where = `line ${number}`;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        if (records.length > 0) yield records;
+        throw new ImportError(where, undefined, 'is not valid JSON');
+      }
+      const type = (raw as { type?: unknown } | null)?.type;
+      if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
+        if (records.length > 0) yield records;
+        throw new ImportError(where, 'type', `must be one of: ${RECORD_TYPES.join(', ')}`);
+      }
+      records.push({ type: type as RecordType, raw, where });
     }
-    const type = (raw as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
-      throw new ImportError(where, 'type', `must be one of: ${RECORD_TYPES.join(', ')}`);
-    }
-    yield { type: type as RecordType, raw, where };
+    if (records.length > 0) yield records;
   }
 }
 
 /**
- * Lines of a stream, each without its line ending (LF or CRLF). Chunks are pulled one at a
- * time, so a slow consumer holds the reading back instead of lines piling up in memory; a
- * line longer than `maxBytes` and any read error become an ImportError naming the line.
+ * Lines of a stream, each without its line ending (LF or CRLF), a batch per chunk read.
+ * Chunks are pulled one at a time, so a slow consumer holds the reading back instead of
+ * lines piling up in memory; a line longer than `maxBytes` and any read error become an
+ * ImportError naming the line, after the lines before it.
  */
-export async function* readLines(input: Readable, maxBytes: number): AsyncGenerator<string> {
+export async function* readLines(input: Readable, maxBytes: number): AsyncGenerator<string[]> {
   let number = 1;
   let carry: Buffer[] = [];
   let carried = 0;
+  let lines: string[] = [];
   const tooLong = () =>
     new ImportError(`line ${number}`, undefined, `is longer than ${maxBytes} bytes; is this an NDJSON file?`);
   const text = (parts: Buffer[]) => {
@@ -66,13 +80,14 @@ export async function* readLines(input: Readable, maxBytes: number): AsyncGenera
     const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length;
     return line.toString('utf8', 0, end);
   };
+  let failure: ImportError | undefined;
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       let start = 0;
       for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
         if (carried + nl - start > maxBytes) throw tooLong();
         const piece = chunk.subarray(start, nl);
-        yield carried === 0 ? text([piece]) : text([...carry, piece]);
+        lines.push(carried === 0 ? text([piece]) : text([...carry, piece]));
         carry = [];
         carried = 0;
         number++;
@@ -83,14 +98,27 @@ export async function* readLines(input: Readable, maxBytes: number): AsyncGenera
         if (carried > maxBytes) throw tooLong();
         carry.push(chunk.subarray(start));
       }
+      if (lines.length > 0) {
+        yield lines;
+        lines = [];
+      }
     }
   } catch (err) {
-    if (err instanceof ImportError) throw err;
-    const reason = (err as NodeJS.ErrnoException).code ?? 'read error';
-    throw new ImportError(`line ${number}`, undefined, `could not be read (${reason})`);
+    failure =
+      err instanceof ImportError
+        ? err
+        : new ImportError(
+            `line ${number}`,
+            undefined,
+            `could not be read (${(err as NodeJS.ErrnoException).code ?? 'read error'})`,
+          );
   }
-  if (carried > 0) yield text(carry);
+  if (lines.length > 0) yield lines;
+  if (failure) throw failure;
+  if (carried > 0) yield [text(carry)];
 }
+
+const JSON_BATCH = 500;
 
 interface Token {
   name: string;
@@ -101,7 +129,7 @@ interface Token {
  * `{ "teams": [...], "dealRooms": [...], ... }`, streamed: each array element is assembled
  * from parser tokens and handed on at once, so the file never sits in memory whole.
  */
-export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
+export async function* readJson(input: Readable): AsyncGenerator<RawRecord[]> {
   // Packed values only: keys, strings and numbers arrive whole, one token each.
   const tokens = input.pipe(parser({ streamValues: false }));
   // Values under construction: [container, key of the next value in an object].
@@ -110,6 +138,7 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
   let started = false;
   let section: RecordType | undefined;
   let index = 0;
+  let records: RawRecord[] = [];
 
   const place = (value: unknown): unknown => {
     const top = stack[stack.length - 1];
@@ -160,15 +189,22 @@ export async function* readJson(input: Readable): AsyncGenerator<RawRecord> {
       }
       const done = assemble(token, stack, place);
       if (done !== undefined && stack.length === 0 && section) {
-        yield { type: section, raw: done.value, where: `${sectionName(section)}[${index}]` };
+        records.push({ type: section, raw: done.value, where: `${sectionName(section)}[${index}]` });
         index++;
+        if (records.length >= JSON_BATCH) {
+          yield records;
+          records = [];
+        }
       }
     }
   } catch (err) {
+    // The records before the error go first, so the first error in the input is the one reported.
+    if (records.length > 0) yield records;
     if (err instanceof ImportError) throw err;
     const where = section ? `${sectionName(section)}[${index}]` : 'the file';
     throw new ImportError(where, undefined, 'is not valid JSON');
   }
+  if (records.length > 0) yield records;
   if (!started || depth !== 0)
     throw new ImportError('the file', undefined, 'ends before the JSON is complete');
 }

@@ -1,6 +1,6 @@
 import { applyDownloads, applyViewsStarted, applyVisits } from '../aggregates/deltas.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
-import { copyText } from '../db/bulk.ts';
+import { copyLine } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 /**
@@ -26,18 +26,22 @@ export type StagedKind = keyof typeof STAGED;
 const CHUNK_ROWS = 10_000;
 
 export class EventStaging {
-  private readonly pending: Record<StagedKind, unknown[][]> = { views: [], visits: [], downloads: [] };
+  /** Each event as its COPY line, made when it is read: nothing else of it is kept. */
+  private readonly pending: Record<StagedKind, string[]> = { views: [], visits: [], downloads: [] };
   /** The COPY under way: the next one waits for it, so at most one chunk is in flight. */
   private inFlight: Promise<void> = Promise.resolve();
   private created = false;
 
   constructor(private readonly tx: Queryable) {}
 
-  /** Queues one row; a full chunk is sent to the database while reading goes on. */
-  async add(kind: StagedKind, row: unknown[]): Promise<void> {
-    const rows = this.pending[kind];
-    rows.push(row);
-    if (rows.length >= CHUNK_ROWS) await this.send(kind);
+  /**
+   * Queues one row, in the order of the kind's columns (STAGED); a full chunk is sent to the
+   * database while reading goes on, and only then is there something to wait for.
+   */
+  add(kind: StagedKind, row: readonly unknown[]): Promise<void> | undefined {
+    const lines = this.pending[kind];
+    lines.push(copyLine(row));
+    return lines.length >= CHUNK_ROWS ? this.send(kind) : undefined;
   }
 
   /** Sends what is left, then applies the staged events to the derived figures. */
@@ -51,12 +55,12 @@ export class EventStaging {
   }
 
   private async send(kind: StagedKind): Promise<void> {
-    const rows = this.pending[kind];
-    if (rows.length === 0) return;
+    const lines = this.pending[kind];
+    if (lines.length === 0) return;
     this.pending[kind] = [];
     await this.inFlight;
     await this.createTables();
-    const text = copyText(rows);
+    const text = lines.join('');
     const { table, staging } = STAGED[kind];
     const columns = columnNames(kind);
     const copy = (async () => {

@@ -50,9 +50,8 @@ export class ImportWriter {
   private readonly documents = new Map<string, Known>();
   private readonly links = new Map<string, Known>();
   private readonly shortIds = new Map<string, string>();
-  /** viewer id by room and identity; rooms already in the database are loaded whole on first use. */
-  private readonly viewers = new Map<string, string>();
-  private readonly loadedRooms = new Set<string>();
+  /** Viewer ids by identity, per room; a room already in the database is loaded whole on first use. */
+  private readonly viewers = new Map<string, Map<string, string>>();
   /** Published documents and links added per room, rooms added per team and status. */
   private readonly roomContents = new Map<string, RoomContentsDelta>();
   private readonly teamRooms = new Map<string, TeamRoomsDelta>();
@@ -81,9 +80,10 @@ export class ImportWriter {
         await this.addLink(item.record, where);
         break;
       case 'visit': {
-        const roomId = await this.resolve(this.links, 'links', item.record.linkId, where, 'linkId', 'link');
-        const viewerId = await this.viewerId(roomId, item.record.viewer, item.record.at);
-        await this.events.add('visits', [newId(), roomId, item.record.linkId, viewerId, item.record.at]);
+        const { record } = item;
+        const roomId = this.links.get(record.linkId)?.owner ?? (await this.roomOfLink(record.linkId, where));
+        const viewerId = await this.viewerId(roomId, record.viewer, record.at);
+        await this.events.add('visits', [newId(), roomId, record.linkId, viewerId, record.at]);
         break;
       }
       case 'view': {
@@ -133,7 +133,7 @@ export class ImportWriter {
   private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
     await this.resolve(this.teams, 'teams', record.teamId, where, 'teamId', 'team');
     this.define(this.rooms, record.id, { owner: record.teamId }, where, 'deal room');
-    this.loadedRooms.add(record.id); // new: it has no viewers in the database
+    this.viewers.set(record.id, new Map()); // new: it has no viewers in the database
     const team = this.teamRooms.get(record.teamId) ?? { teamId: record.teamId, active: 0, archived: 0 };
     team[record.status]++;
     this.teamRooms.set(record.teamId, team);
@@ -230,21 +230,34 @@ export class ImportWriter {
     return delta;
   }
 
-  /** The room of a link, after checking the document belongs to the same room. */
-  private async linkAndDocument(linkId: string, documentId: string, where: string): Promise<string> {
-    const roomId = await this.resolve(this.links, 'links', linkId, where, 'linkId', 'link');
-    const documentRoom = await this.resolve(
-      this.documents,
-      'documents',
-      documentId,
-      where,
-      'documentId',
-      'document',
-    );
-    if (documentRoom !== roomId) {
+  private roomOfLink(linkId: string, where: string): Promise<string> {
+    return this.resolve(this.links, 'links', linkId, where, 'linkId', 'link');
+  }
+
+  /**
+   * The room of a link, after checking the document belongs to the same room. Both are
+   * nearly always known already: then no promise is made (an import checks millions).
+   */
+  private linkAndDocument(linkId: string, documentId: string, where: string): string | Promise<string> {
+    const roomId = this.links.get(linkId)?.owner;
+    const documentRoom = this.documents.get(documentId)?.owner;
+    if (roomId === undefined || documentRoom === undefined) {
+      return (async () => {
+        const room = roomId ?? (await this.roomOfLink(linkId, where));
+        const owner =
+          documentRoom ??
+          (await this.resolve(this.documents, 'documents', documentId, where, 'documentId', 'document'));
+        return this.sameRoom(room, owner, where);
+      })();
+    }
+    return this.sameRoom(roomId, documentRoom, where);
+  }
+
+  private sameRoom(linkRoom: string, documentRoom: string, where: string): string {
+    if (documentRoom !== linkRoom) {
       throw new ImportError(where, 'documentId', "belongs to another deal room than the link's");
     }
-    return roomId;
+    return linkRoom;
   }
 
   private define(known: Map<string, Known>, id: string, entity: Known, where: string, noun: string): void {
@@ -289,21 +302,15 @@ export class ImportWriter {
     return row.owner;
   }
 
-  private async viewerId(roomId: string, viewer: ViewerIdentity, at: Date): Promise<string> {
-    if (!this.loadedRooms.has(roomId)) {
-      const rows = await this.tx.query<{ id: string; identity: string }>(
-        'SELECT id, identity FROM viewers WHERE deal_room_id = $1',
-        [roomId],
-      );
-      for (const row of rows) this.viewers.set(`${roomId}\u0000${row.identity}`, row.id);
-      this.loadedRooms.add(roomId);
-    }
+  /** A viewer's id in a room, made on first sight; a room already in the database is loaded whole first. */
+  private viewerId(roomId: string, viewer: ViewerIdentity, at: Date): string | Promise<string> {
+    const known = this.viewers.get(roomId);
+    if (!known) return this.loadViewers(roomId).then(() => this.viewerId(roomId, viewer, at));
     const identity = identityKey(viewer);
-    const key = `${roomId}\u0000${identity}`;
-    let id = this.viewers.get(key);
+    let id = known.get(identity);
     if (!id) {
       id = newId();
-      this.viewers.set(key, id);
+      known.set(identity, id);
       this.queue(
         'viewers',
         [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at],
@@ -311,6 +318,14 @@ export class ImportWriter {
       );
     }
     return id;
+  }
+
+  private async loadViewers(roomId: string): Promise<void> {
+    const rows = await this.tx.query<{ id: string; identity: string }>(
+      'SELECT id, identity FROM viewers WHERE deal_room_id = $1',
+      [roomId],
+    );
+    this.viewers.set(roomId, new Map(rows.map((row) => [row.identity, row.id])));
   }
 
   private queue(table: Table, row: unknown[], where: string): void {
