@@ -501,7 +501,7 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
       }
     }
     const viewsPerSecond = shape.views / r.importSeconds;
-    const importTarget = pg ? 100_000 : 20_000;
+    const importTarget = pg ? 100_000 : 40_000;
     row(
       store,
       `import >= ${importTarget.toLocaleString('en-US')} views/s`,
