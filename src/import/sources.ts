@@ -127,7 +127,8 @@ interface Token {
 
 /**
  * `{ "teams": [...], "dealRooms": [...], ... }`, streamed: each array element is assembled
- * from parser tokens and handed on at once, so the file never sits in memory whole.
+ * from parser tokens and handed on in batches of JSON_BATCH, so the file never sits in
+ * memory whole.
  */
 export async function* readJson(input: Readable): AsyncGenerator<RawRecord[]> {
   // Packed values only: keys, strings and numbers arrive whole, one token each.
