@@ -32,11 +32,12 @@ export function copyLine(row: readonly unknown[]): string {
 }
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const SPECIAL = /[\\\t\n\r]/;
+/** The characters ESCAPES rewrites; a string with none of them is returned as it is. */
+const SPECIAL = /[\\\t\n\r]/g;
 
 function copyField(value: unknown): string {
   if (typeof value === 'string') {
-    return SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? c) : value;
+    return value.replace(SPECIAL, (c) => ESCAPES[c] ?? c);
   }
   if (value === null || value === undefined) return '\\N';
   if (value instanceof Date) return value.toISOString();
