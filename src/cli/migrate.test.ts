@@ -20,6 +20,7 @@ const MIGRATIONS = [
   '015_notifications',
   '016_room_slots',
   '017_figures_version',
+  '018_link_page_changes',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -39,6 +39,14 @@ export interface Database extends Queryable {
    * transaction's commit) until the returned function is called.
    */
   listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * True when every NOTIFY, whoever sent it, reaches this process's listeners before the
+   * commit that sent it returns: the embedded store, where one process runs every statement
+   * in one session and its replies come in order. Only then may a process keep rows until a
+   * notification says they changed; on PostgreSQL another process's commit is seen at once
+   * by a query, but its notification only a moment later.
+   */
+  readonly notifiesBeforeCommitReturns: boolean;
   close(): Promise<void>;
 }
 

@@ -32,11 +32,17 @@ describe('the embedded store runs in a worker thread', () => {
     }
   });
 
-  it('cancels a statement past its time limit, and the store works again after', async () => {
+  it('cancels a statement past its time limit, and the store works again after, listening as before', async () => {
     const db = await openEmbedded(undefined, { statementTimeoutMs: 300, loadDataDir: fromTemplate() });
     try {
+      const heard: string[] = [];
+      await db.listen('news', (payload) => heard.push(payload));
+      await db.query("SELECT pg_notify('news', 'before')");
       await expect(db.query(SLOW)).rejects.toBeInstanceOf(StatementTimeoutError);
       await expect(db.query<{ x: number }>('SELECT 1 AS x')).resolves.toEqual([{ x: 1 }]);
+      // The new thread's session listens too; the listener was told that anything may have changed.
+      await db.query("SELECT pg_notify('news', 'after')");
+      expect(heard).toEqual(['before', '', 'after']);
       // A transaction caught by the timeout fails as a whole, and nothing of it remains.
       await db.exec('CREATE TABLE t (a int)');
       await expectTimedOut(db, 'INSERT INTO t VALUES (1)');

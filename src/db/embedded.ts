@@ -115,7 +115,12 @@ export async function openEmbedded(
     const old = thread;
     thread = old.then(async (w) => {
       await w.terminate();
-      return start();
+      const next = await start();
+      // The new session listens where the old one did, and every listener is told that
+      // anything may have changed meanwhile (an empty payload).
+      for (const channel of listeners.keys()) next.postMessage({ op: 'listen', channel, id: nextId++ });
+      for (const handlers of listeners.values()) for (const handler of handlers) handler('');
+      return next;
     });
     thread.catch(() => undefined);
   };
@@ -197,6 +202,7 @@ export async function openEmbedded(
         handlers.delete(handler);
       };
     },
+    notifiesBeforeCommitReturns: true,
     // Statements queue here one at a time; there is no pool to wait for.
     poolStats: () => ({ waits: 0, sheds: 0, waiting: 0 }),
     async ping() {

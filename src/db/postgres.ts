@@ -149,6 +149,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await run(pool, 'SELECT 1');
     },
     listen: (channel, handler) => listening.add(channel, handler),
+    notifiesBeforeCommitReturns: false,
     async close() {
       await listening.close();
       await pool.end();

@@ -22,7 +22,8 @@ import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { linkRefusal, PageError } from '../link-page/errors.ts';
 import { createLinkPageLimiter, type LinkPageLimiter } from '../link-page/limits.ts';
-import { linkByShortId, serviceSecret } from '../link-page/repo.ts';
+import { keptLinks } from '../link-page/kept-links.ts';
+import { serviceSecret } from '../link-page/repo.ts';
 import { type LinkPageDeps, linkPageRoutes } from '../link-page/routes.ts';
 import { Signer } from '../link-page/session.ts';
 import { messagePage } from '../link-page/views.ts';
@@ -162,12 +163,14 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
   // Open event streams end as the app closes: they would hold its listener open.
   const live = new LiveActivity(deps.db);
   app.addHook('preClose', async () => live.close());
+  const links = keptLinks(deps.db);
+  app.addHook('onClose', () => links.close());
   const linkPage: LinkPageDeps = {
     write: writeContext(VISITOR),
     startView: deps.startView,
     reportReading: deps.reportReading ?? createReadingWriter(),
     secureCookies: secure,
-    findLink: (shortId, shown) => linkByShortId(deps.db, shortId, shown),
+    findLink: links.find,
     mailer: deps.mailer,
     files,
     limiter:
