@@ -62,7 +62,12 @@ describe.each(storeKinds())('the link pages’ links, kept where exact (%s store
     const all = () => links.find(shortId, 'all');
     const one = () => links.find(shortId, { id: first });
     const changes: [string, unknown[], () => Promise<unknown>, unknown][] = [
-      ['UPDATE links SET name = $2 WHERE id = $1', [link, 'Renamed'], async () => (await all())?.name, 'Renamed'],
+      [
+        'UPDATE links SET name = $2 WHERE id = $1',
+        [link, 'Renamed'],
+        async () => (await all())?.name,
+        'Renamed',
+      ],
       ['UPDATE links SET watermark = true WHERE id = $1', [link], async () => (await one())?.watermark, true],
       [
         'UPDATE links SET allow_download = false WHERE id = $1',
@@ -130,12 +135,7 @@ describe.each(storeKinds())('the link pages’ links, kept where exact (%s store
         async () => (await all())?.room_name,
         'New room name',
       ],
-      [
-        'UPDATE links SET all_documents = false WHERE id = $1',
-        [link],
-        async () => titles(await all()),
-        [],
-      ],
+      ['UPDATE links SET all_documents = false WHERE id = $1', [link], async () => titles(await all()), []],
       [
         'INSERT INTO link_documents (link_id, document_id) VALUES ($1, $2)',
         [link, first],
