@@ -42,9 +42,20 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
 
   const visitor = (address?: string) => linkVisitor(web, address);
 
-  /** Draws every uploaded page, as the running service's renderer does in the background. */
-  async function renderAll() {
+  /**
+   * Draws the pages of these documents, as the running service's renderer does in the
+   * background; the files other tests uploaded wait (claimed for ever, then let go).
+   */
+  async function render(...documentIds: string[]) {
+    await db.query(
+      `UPDATE document_versions SET render_claimed_until = 'infinity'
+        WHERE pages_ready < page_count AND render_claimed_until IS NULL AND NOT (document_id = ANY ($1::uuid[]))`,
+      [documentIds],
+    );
     while (await renderNext({ db, work: sharedFileWork(), clock })) {}
+    await db.query(
+      `UPDATE document_versions SET render_claimed_until = NULL WHERE render_claimed_until = 'infinity'`,
+    );
   }
 
   let rooms = 0;
@@ -277,7 +288,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect((await bo.get(`/v/${shortId}/d/${deck}/file`)).statusCode).toBe(404);
     const image = `/v/${shortId}/d/${deck}/pages/1?w=800`;
     expect((await bo.get(image)).statusCode).toBe(503); // not drawn yet: the viewer asks again
-    await renderAll();
+    await render(deck);
     const first = await bo.get(image);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('image/webp');
@@ -503,7 +514,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
 
   it('draws the watermark into the page images, per viewer, and stamps it on downloads (any script), recorded once delivered', async () => {
     const { shortId, deck } = await room({ requiresEmail: true, watermark: true });
-    await renderAll();
+    await render(deck);
     const reader = async (email: string) => {
       const v = visitor();
       expect((await v.post(`/v/${shortId}`, { token: await v.token(shortId), email })).statusCode).toBe(303);
