@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/database.ts';
+import { roomOfTeam } from './repo.ts';
 
 /*
  * What the team reads of what happened: a viewer's timeline, the live feeds, the team's own
- * visits and the refused downloads of a room.
+ * visits and the refused downloads of a room. Each names the team (repo.ts roomOfTeam).
  */
 
 export interface TimelineRow {
@@ -27,7 +28,12 @@ export interface TimelineRow {
  * One viewer's visits, views (with their pages read) and downloads, and the gate's records of
  * their email in the room (agreements accepted, refusals), newest first.
  */
-export async function viewerTimeline(db: Queryable, viewerId: string, limit: number): Promise<TimelineRow[]> {
+export async function viewerTimeline(
+  db: Queryable,
+  teamId: string,
+  viewerId: string,
+  limit: number,
+): Promise<TimelineRow[]> {
   return db.query<TimelineRow>(
     `SELECT * FROM (
        SELECT 'visit' AS kind, vi.at, vi.verified, vi.internal, l.name AS link_name, NULL AS document_name,
@@ -51,8 +57,10 @@ export async function viewerTimeline(db: Queryable, viewerId: string, limit: num
        SELECT 'download_refused', x.at, false, x.internal, l.name, coalesce(d.display_name, d.name), NULL, NULL, NULL
          FROM download_refusals x JOIN links l ON l.id = x.link_id JOIN documents d ON d.id = x.document_id
         WHERE x.viewer_id = $1
-     ) t ORDER BY at DESC LIMIT $2`,
-    [viewerId, limit],
+     ) t
+     WHERE EXISTS (SELECT 1 FROM viewers w WHERE w.id = $1 AND ${roomOfTeam('w.deal_room_id', '$3')})
+     ORDER BY at DESC LIMIT $2`,
+    [viewerId, limit, teamId],
   );
 }
 
@@ -75,12 +83,11 @@ export interface ActivityRow {
  */
 export async function recentActivity(
   db: Queryable,
-  scope: { roomId: string } | { teamId: string },
+  scope: { teamId: string; roomId?: string | undefined },
   since: Date,
   limit: number,
 ): Promise<ActivityRow[]> {
-  const rooms =
-    'roomId' in scope ? '(SELECT $1::uuid AS id)' : '(SELECT id FROM deal_rooms WHERE team_id = $1::uuid)';
+  const rooms = `(SELECT id FROM deal_rooms WHERE team_id = $1::uuid${scope.roomId ? ' AND id = $4::uuid' : ''})`;
   return db.query<ActivityRow>(
     `WITH rooms AS ${rooms}, recent AS (
        SELECT w.id, w.deal_room_id, coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who
@@ -118,31 +125,39 @@ export async function recentActivity(
                        ORDER BY g.at DESC LIMIT $3) refusals
      ) t JOIN deal_rooms dr ON dr.id = t.room_id
      ORDER BY t.at DESC LIMIT $3`,
-    ['roomId' in scope ? scope.roomId : scope.teamId, since, limit],
+    [scope.teamId, since, limit, ...(scope.roomId ? [scope.roomId] : [])],
   );
 }
 
 /** The team's own people who came into a room lately (internal visits), latest first. */
 export async function internalVisitors(
   db: Queryable,
+  teamId: string,
   roomId: string,
   limit: number,
 ): Promise<{ id: string; email: string; visits: number; last_at: Date }[]> {
   return db.query(
     `SELECT w.id, w.email, v.visits, v.last_at
        FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at FROM visits
-              WHERE deal_room_id = $1 AND internal GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
+              WHERE deal_room_id = $1 AND internal AND ${roomOfTeam('$1', '$3')}
+              GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
        JOIN viewers w ON w.id = v.viewer_id
       ORDER BY v.last_at DESC, w.id`,
-    [roomId, limit],
+    [roomId, limit, teamId],
   );
 }
 
 /** Downloads refused in a room since a time (the team's own left out). */
-export async function refusedDownloads(db: Queryable, roomId: string, since: Date): Promise<number> {
+export async function refusedDownloads(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+  since: Date,
+): Promise<number> {
   const [row] = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM download_refusals WHERE deal_room_id = $1 AND at >= $2 AND NOT internal',
-    [roomId, since],
+    `SELECT count(*)::int AS n FROM download_refusals
+      WHERE deal_room_id = $1 AND at >= $2 AND NOT internal AND ${roomOfTeam('$1', '$3')}`,
+    [roomId, since, teamId],
   );
   return row?.n ?? 0;
 }

@@ -35,36 +35,42 @@ function feedJson(rows: readonly ActivityRow[], user: DashboardUser, withRoom: b
  * visit, view, reading report, download or refusal, in any process (LISTEN/NOTIFY).
  */
 export const activityRoutes: Route = (app, deps) => {
-  const feed = (scope: LiveScope) =>
-    recentActivity(deps.db, scope, new Date(deps.clock.now().getTime() - FEED.windowMs), FEED.limit);
+  /** The team's feed, or one of its rooms'. */
+  const feed = (user: DashboardUser, roomId?: string) =>
+    recentActivity(
+      deps.db,
+      { teamId: user.teamId, roomId },
+      new Date(deps.clock.now().getTime() - FEED.windowMs),
+      FEED.limit,
+    );
 
   app.get('/rooms/:id/activity', { schema: { params: IdParams } }, async (request, reply) => {
     const room = await roomOf(deps, request.user, idParam(request));
-    const rows = await feed({ roomId: room.id });
+    const rows = await feed(request.user, room.id);
     return reply.header('Cache-Control', 'private, no-store').send(feedJson(rows, request.user, false));
   });
 
   app.get('/rooms/:id/live', { schema: { params: IdParams } }, async (request, reply) => {
     const room = await roomOf(deps, request.user, idParam(request));
     return stream(deps, request, reply, { roomId: room.id }, async () =>
-      feedJson(await feed({ roomId: room.id }), request.user, false),
+      feedJson(await feed(request.user, room.id), request.user, false),
     );
   });
 
   app.get('/activity.json', async (request, reply) => {
-    const rows = await feed({ teamId: request.user.teamId });
+    const rows = await feed(request.user);
     return reply.header('Cache-Control', 'private, no-store').send(feedJson(rows, request.user, true));
   });
 
   app.get('/activity/live', async (request, reply) =>
     stream(deps, request, reply, { teamId: request.user.teamId }, async () =>
-      feedJson(await feed({ teamId: request.user.teamId }), request.user, true),
+      feedJson(await feed(request.user), request.user, true),
     ),
   );
 
   app.get('/activity', async (request, reply) => {
     const { user } = request;
-    const rows = await feed({ teamId: user.teamId });
+    const rows = await feed(user);
     return htmlPage(
       reply,
       dashboardPage(user, {

@@ -69,7 +69,7 @@ export const documentRoutes: Route = (app, deps) => {
     async (request, reply) => {
       const { user } = request;
       const room = await roomOf(deps, user, idParam(request));
-      const documents = await roomDocuments(deps.db, room.id);
+      const documents = await roomDocuments(deps.db, user.teamId, room.id);
       const done = DONE[request.query.done ?? ''];
       return htmlPage(reply, documentsView(user, room, documents, { done, fileMaxBytes: deps.fileMaxBytes }));
     },
@@ -79,7 +79,7 @@ export const documentRoutes: Route = (app, deps) => {
     '/rooms/:id/documents.csv',
     withUser(async (request, reply, user) => {
       const room = await roomOf(deps, user, idParam(request));
-      const documents = await roomDocuments(deps.db, room.id);
+      const documents = await roomDocuments(deps.db, user.teamId, room.id);
       return sendCsv(
         reply,
         `${room.name} documents`,
@@ -235,7 +235,7 @@ export const documentRoutes: Route = (app, deps) => {
       const document = await documentOf(deps, user, idParam(request));
       const period = periodOf(request.query.period);
       const figures = await documentPage(document, period);
-      const versions = await documentVersions(deps.db, document.id);
+      const versions = await documentVersions(deps.db, user.teamId, document.id);
       return htmlPage(
         reply,
         documentView(user, document, figures, period, { done: DONE[request.query.done ?? ''], versions }),
@@ -267,7 +267,7 @@ export const documentRoutes: Route = (app, deps) => {
         reply,
         documentView(user, document, await documentPage(document, '30d'), '30d', {
           form,
-          versions: await documentVersions(deps.db, document.id),
+          versions: await documentVersions(deps.db, user.teamId, document.id),
         }),
         400,
       );

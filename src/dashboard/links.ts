@@ -118,8 +118,8 @@ export const linkRoutes: Route = (app, deps) => {
   ) => {
     const room = await roomOf(deps, user, roomId);
     const [links, documents] = await Promise.all([
-      roomLinks(deps.db, room.id),
-      roomDocuments(deps.db, room.id),
+      roomLinks(deps.db, user.teamId, room.id),
+      roomDocuments(deps.db, user.teamId, room.id),
     ]);
     return linksView(user, room, { links, documents, now: deps.clock.now(), url, canMail }, o);
   };
@@ -130,8 +130,8 @@ export const linkRoutes: Route = (app, deps) => {
   ) => {
     const room = await roomOf(deps, user, link.deal_room_id);
     const [documents, visitors] = await Promise.all([
-      roomDocuments(deps.db, room.id),
-      linkVisitors(deps.db, link.id, 50),
+      roomDocuments(deps.db, user.teamId, room.id),
+      linkVisitors(deps.db, user.teamId, link.id, 50),
     ]);
     return linkView(
       user,
@@ -155,7 +155,7 @@ export const linkRoutes: Route = (app, deps) => {
   app.get('/rooms/:id/links.csv', { schema: { params: IdParams } }, async (request, reply) => {
     const room = await roomOf(deps, request.user, idParam(request));
     const now = deps.clock.now();
-    const links = await roomLinks(deps.db, room.id);
+    const links = await roomLinks(deps.db, request.user.teamId, room.id);
     return sendCsv(
       reply,
       `${room.name} links`,
@@ -194,7 +194,7 @@ export const linkRoutes: Route = (app, deps) => {
     const sentBack = async (form: FormState) => htmlPage(reply, await listPage(user, room.id, { form }), 400);
     const form = readLinkForm(
       request.body,
-      await roomDocuments(deps.db, room.id),
+      await roomDocuments(deps.db, user.teamId, room.id),
       false,
       canMail,
       user.timezone,
@@ -218,7 +218,7 @@ export const linkRoutes: Route = (app, deps) => {
     const sentBack = async (form: FormState) => htmlPage(reply, await linkPage(user, link, { form }), 400);
     const form = readLinkForm(
       request.body,
-      await roomDocuments(deps.db, link.deal_room_id),
+      await roomDocuments(deps.db, user.teamId, link.deal_room_id),
       true,
       canMail,
       user.timezone,

@@ -3,8 +3,13 @@ import type { ViewerRow } from '../viewers/repo.ts';
 
 /**
  * The dashboard's reads. Every one names the team: a room, document, link, viewer, key or
- * endpoint of another team is simply not found, whatever id is sent.
+ * endpoint of another team is simply not found, and what belongs to it reads as empty,
+ * whatever id is sent and whatever the route looked up before.
  */
+
+/** SQL: the room whose id is `room` is the team `team`'s (both placeholders or columns). */
+export const roomOfTeam = (room: string, team: string) =>
+  `EXISTS (SELECT 1 FROM deal_rooms own WHERE own.id = ${room} AND own.team_id = ${team})`;
 
 export interface RoomListRow {
   id: string;
@@ -81,6 +86,7 @@ export interface DayFigures {
  */
 export async function roomZoneDays(
   db: Queryable,
+  teamId: string,
   roomId: string,
   starts: readonly Date[],
 ): Promise<DayFigures[]> {
@@ -88,8 +94,8 @@ export async function roomZoneDays(
     `SELECT width_bucket(slot, $2::timestamptz[]) AS i, sum(visits)::int AS visits, sum(views)::int AS views,
             sum(duration_seconds)::float8 AS duration, sum(latest_viewers)::int AS viewers,
             sum(downloads)::int AS downloads
-       FROM room_slots WHERE deal_room_id = $1 AND slot >= $3 GROUP BY 1`,
-    [roomId, starts, starts[0]],
+       FROM room_slots WHERE deal_room_id = $1 AND slot >= $3 AND ${roomOfTeam('$1', '$4')} GROUP BY 1`,
+    [roomId, starts, starts[0], teamId],
   );
   const days = starts.map(() => ({ visits: 0, views: 0, duration: 0, viewers: 0, downloads: 0 }));
   for (const { i, ...figures } of rows) days[i - 1] = figures;
@@ -112,14 +118,18 @@ export interface DocumentListRow {
   pages_ready: number | null;
 }
 
-export async function roomDocuments(db: Queryable, roomId: string): Promise<DocumentListRow[]> {
+export async function roomDocuments(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+): Promise<DocumentListRow[]> {
   return db.query<DocumentListRow>(
     `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
             d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
             f.version, f.pages_ready
        FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
-      WHERE d.deal_room_id = $1 ORDER BY d.position, d.created_at, d.id`,
-    [roomId],
+      WHERE d.deal_room_id = $1 AND ${roomOfTeam('$1', '$2')} ORDER BY d.position, d.created_at, d.id`,
+    [roomId, teamId],
   );
 }
 
@@ -153,7 +163,11 @@ export interface VersionRow {
 }
 
 /** Every version of a document's file, newest first, with its own figures (from the views that read it). */
-export async function documentVersions(db: Queryable, documentId: string): Promise<VersionRow[]> {
+export async function documentVersions(
+  db: Queryable,
+  teamId: string,
+  documentId: string,
+): Promise<VersionRow[]> {
   const rows = await db.query<Omit<VersionRow, 'pages'> & { pages: VersionRow['pages'] | null }>(
     `SELECT dv.version, dv.uploaded_at, dv.content_type, dv.size_bytes::float8 AS size_bytes, dv.page_count,
             dv.pages_ready,
@@ -164,8 +178,11 @@ export async function documentVersions(db: Queryable, documentId: string): Promi
                       WHERE v.version_id = dv.id AND NOT v.internal AND vp.active_seconds > 0
                         AND vp.page <= dv.page_count
                       GROUP BY vp.page) p) AS pages
-       FROM document_versions dv WHERE dv.document_id = $1 ORDER BY dv.version DESC`,
-    [documentId],
+       FROM document_versions dv
+      WHERE dv.document_id = $1
+        AND EXISTS (SELECT 1 FROM documents d WHERE d.id = $1 AND ${roomOfTeam('d.deal_room_id', '$2')})
+      ORDER BY dv.version DESC`,
+    [documentId, teamId],
   );
   return rows.map((row) => ({ ...row, pages: row.pages ?? [] }));
 }
@@ -196,10 +213,11 @@ const LINK = `l.id, l.deal_room_id, l.name, l.short_id, l.enabled, l.requires_em
   l.verify_email, l.allow_list, l.block_list, l.agreement,
   coalesce((SELECT array_agg(ld.document_id::text) FROM link_documents ld WHERE ld.link_id = l.id), '{}') AS document_ids`;
 
-export async function roomLinks(db: Queryable, roomId: string): Promise<LinkListRow[]> {
+export async function roomLinks(db: Queryable, teamId: string, roomId: string): Promise<LinkListRow[]> {
   return db.query<LinkListRow>(
-    `SELECT ${LINK} FROM links l WHERE l.deal_room_id = $1 ORDER BY l.created_at DESC, l.id`,
-    [roomId],
+    `SELECT ${LINK} FROM links l WHERE l.deal_room_id = $1 AND ${roomOfTeam('$1', '$2')}
+      ORDER BY l.created_at DESC, l.id`,
+    [roomId, teamId],
   );
 }
 
@@ -223,6 +241,7 @@ const VERIFIED = 'EXISTS (SELECT 1 FROM visits s WHERE s.viewer_id = v.id AND s.
 /** The room's viewers as the read API orders them (latest view first), optionally those whose email starts so. */
 export async function roomViewers(
   db: Queryable,
+  teamId: string,
   roomId: string,
   filter: { q: string; limit: number; offset: number },
 ): Promise<ViewerListRow[]> {
@@ -232,8 +251,9 @@ export async function roomViewers(
             ${VERIFIED}
        FROM viewers v LEFT JOIN links l ON l.id = v.last_link_id
       WHERE v.deal_room_id = $1 AND v.total_views > 0 AND ($2 = '' OR lower(v.email) LIKE lower($2) || '%')
+        AND ${roomOfTeam('$1', '$5')}
       ORDER BY v.last_viewed_at DESC, v.id LIMIT $3 OFFSET $4`,
-    [roomId, filter.q.replace(/[\\%_]/g, (c) => `\\${c}`), filter.limit, filter.offset],
+    [roomId, filter.q.replace(/[\\%_]/g, (c) => `\\${c}`), filter.limit, filter.offset, teamId],
   );
 }
 
@@ -258,14 +278,6 @@ export async function teamKey(db: Queryable, teamId: string, keyId: string): Pro
   return rows.length > 0;
 }
 
-export async function teamEndpoint(db: Queryable, teamId: string, endpointId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND team_id = $2', [
-    endpointId,
-    teamId,
-  ]);
-  return rows.length > 0;
-}
-
 export async function teamDeadLetter(
   db: Queryable,
   teamId: string,
@@ -282,6 +294,7 @@ export async function teamDeadLetter(
 /** The people who came through a link, most recent first (its latest visits, at most `limit` people). */
 export async function linkVisitors(
   db: Queryable,
+  teamId: string,
   linkId: string,
   limit: number,
 ): Promise<
@@ -297,9 +310,11 @@ export async function linkVisitors(
   return db.query(
     `SELECT w.id, nullif(w.email, '') AS email, nullif(w.name, '') AS name, v.visits, v.last_at, v.internal
        FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at, bool_or(internal) AS internal FROM visits
-              WHERE link_id = $1 GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
+              WHERE link_id = $1
+                AND EXISTS (SELECT 1 FROM links l WHERE l.id = $1 AND ${roomOfTeam('l.deal_room_id', '$3')})
+              GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
        JOIN viewers w ON w.id = v.viewer_id
       ORDER BY v.last_at DESC, w.id`,
-    [linkId, limit],
+    [linkId, limit, teamId],
   );
 }

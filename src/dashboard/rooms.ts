@@ -89,7 +89,7 @@ export const roomRoutes: Route = (app, deps) => {
     const days = withPrevious.slice(-count);
     const before = period === 'all' ? undefined : withPrevious[0];
     const starts = [...(before ? [before.start] : []), ...days.map((d) => d.start)];
-    const figures = await roomZoneDays(deps.db, room.id, starts);
+    const figures = await roomZoneDays(deps.db, user.teamId, room.id, starts);
     const previous = before ? figures.shift() : undefined;
     const totals = figures.reduce(
       (sum, d) => ({
@@ -103,13 +103,14 @@ export const roomRoutes: Route = (app, deps) => {
     );
     const activity = await recentActivity(
       deps.db,
-      { roomId: room.id },
+      { teamId: user.teamId, roomId: room.id },
       new Date(now.getTime() - 3600_000),
       20,
     );
     const following = await follows(deps.db, user.id, room.id);
     const refused = await refusedDownloads(
       deps.db,
+      user.teamId,
       room.id,
       period === 'all' ? new Date(0) : (starts[1] ?? now),
     );

@@ -34,13 +34,13 @@ export const viewerRoutes: Route = (app, deps) => {
       const { q: typedQ = '', page = '1' } = request.query;
       const q = typedQ.trim().slice(0, 320);
       const pageNumber = Math.max(1, Math.min(100_000, Number.parseInt(page, 10) || 1));
-      const rows = await roomViewers(deps.db, room.id, {
+      const rows = await roomViewers(deps.db, user.teamId, room.id, {
         q,
         limit: PAGE_SIZE + 1,
         offset: (pageNumber - 1) * PAGE_SIZE,
       });
       const more = rows.length > PAGE_SIZE;
-      const own = pageNumber === 1 && !q ? await internalVisitors(deps.db, room.id, 20) : [];
+      const own = pageNumber === 1 && !q ? await internalVisitors(deps.db, user.teamId, room.id, 20) : [];
       const at = (page: number) =>
         `/app/rooms/${room.id}/viewers?${new URLSearchParams({ q, page: String(page) }).toString()}`;
       const body = html`<div class="page-head"><div><p class="eyebrow">Deal room</p><h1>${room.name}</h1></div></div>
@@ -103,7 +103,9 @@ ${
       const { user } = request;
       const room = await roomOf(deps, user, idParam(request));
       const q = (request.query.q ?? '').trim().slice(0, 320);
-      const rows = paged(1000, (offset, limit) => roomViewers(deps.db, room.id, { q, limit, offset }));
+      const rows = paged(1000, (offset, limit) =>
+        roomViewers(deps.db, user.teamId, room.id, { q, limit, offset }),
+      );
       return sendCsv(
         reply,
         `${room.name} viewers`,
@@ -143,7 +145,7 @@ ${
     '/viewers/:id',
     withUser(async (request, reply, user) => {
       const viewer = await viewerOf(user, idParam(request));
-      const timeline = await viewerTimeline(deps.db, viewer.id, TIMELINE_LIMIT);
+      const timeline = await viewerTimeline(deps.db, user.teamId, viewer.id, TIMELINE_LIMIT);
       const label = viewer.email || 'Anonymous viewer';
       const body = html`<div class="page-head"><div><p class="eyebrow">Viewer</p><h1>${label}</h1>${viewer.verified ? html`<p><span class="badge verified">Email verified</span></p>` : ''}${viewer.name ? html`<p class="lead">${viewer.name}</p>` : ''}</div></div>
 <section class="kpis" aria-label="Key figures">
@@ -182,7 +184,7 @@ ${table({
     '/viewers/:id/timeline.csv',
     withUser(async (request, reply, user) => {
       const viewer = await viewerOf(user, idParam(request));
-      const timeline = await viewerTimeline(deps.db, viewer.id, 100_000);
+      const timeline = await viewerTimeline(deps.db, user.teamId, viewer.id, 100_000);
       return sendCsv(
         reply,
         `${viewer.email || 'anonymous'} timeline`,

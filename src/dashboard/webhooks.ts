@@ -14,7 +14,6 @@ import {
 } from '../webhooks/commands.ts';
 import {
   currentSecret,
-  getEndpoint,
   listAttempts,
   listDeadLetters,
   listEndpoints,
@@ -36,17 +35,18 @@ import {
 import { notFound } from './errors.ts';
 import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
 import { notice, problem } from './layout.ts';
-import { teamDeadLetter, teamEndpoint } from './repo.ts';
+import { teamDeadLetter } from './repo.ts';
 import { shownOnce } from './views/settings.ts';
 import { ENDPOINT_FIELDS, endpointView, webhooksView } from './views/webhooks.ts';
 
 /** An endpoint's change in the dashboard: its address and events (EndpointPatch's rules). */
 const EditedEndpoint = Type.Required(Type.Pick(EndpointPatch, ['url', 'events']));
 
-/** The team's endpoint, or the 404 page. */
+/** The team's endpoint (one of its ten at most), or the 404 page. */
 async function endpointOf(deps: DashboardDeps, user: DashboardUser, id: string) {
-  if (!(await teamEndpoint(deps.db, user.teamId, id))) throw notFound();
-  return getEndpoint(deps.db, id);
+  const endpoint = (await listEndpoints(deps.db, user.teamId)).find((e) => e.id === id.toLowerCase());
+  if (!endpoint) throw notFound();
+  return endpoint;
 }
 
 /** Webhook endpoints: the secret only on the page that answers "Add endpoint" or a rotation. */

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.ts';
+import type { Database } from '../db/database.ts';
+import { load, make } from '../testing/fixtures.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { internalVisitors, recentActivity, refusedDownloads, viewerTimeline } from './activity-repo.ts';
+import {
+  documentVersions,
+  linkVisitors,
+  roomDocuments,
+  roomLinks,
+  roomViewers,
+  roomZoneDays,
+  teamDocument,
+  teamLink,
+  teamRoom,
+  teamViewer,
+} from './repo.ts';
+
+describe.each(storeKinds())('the dashboard’s reads name the team (%s store)', (kind) => {
+  let db: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const ours = make.team({ name: 'Ours' });
+  const theirs = make.team({ name: 'Theirs' });
+  const room = make.room(ours.id);
+  const document = make.document(room.id);
+  const link = make.link(room.id);
+  const viewer = { email: 'reader@example.com', name: 'Reader' };
+  let viewerId = '';
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    await load(db, clock, {
+      teams: [ours, theirs],
+      dealRooms: [room],
+      documents: [document],
+      links: [link],
+      visits: [make.visit(link.id, viewer, '2026-05-20T11:30:00.000Z')],
+      views: [make.view(link.id, document.id, viewer, '2026-05-20T11:31:00.000Z')],
+    });
+    const [row] = await db.query<{ id: string }>('SELECT id FROM viewers WHERE deal_room_id = $1', [room.id]);
+    viewerId = row?.id as string;
+    // One of the team's own visits, and a refused download, so that every read has something to show.
+    await db.query(
+      `INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at, verified, internal)
+       VALUES ($1, $2, $3, $4, $5, false, true)`,
+      [randomUUID(), room.id, link.id, viewerId, new Date('2026-05-20T11:40:00.000Z')],
+    );
+    await db.query(
+      `INSERT INTO download_refusals (id, deal_room_id, document_id, link_id, viewer_id, at, internal)
+       VALUES ($1, $2, $3, $4, $5, $6, false)`,
+      [randomUUID(), room.id, document.id, link.id, viewerId, new Date('2026-05-20T11:45:00.000Z')],
+    );
+    await db.query(
+      `INSERT INTO document_versions (id, document_id, version, content_type, size_bytes, sha256, chunks,
+                                      page_count, pages_ready, uploaded_at)
+       VALUES ($1, $2, 1, 'application/pdf', 100, 'x', 0, 3, 3, now())`,
+      [randomUUID(), document.id],
+    );
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('shows a room and all that is in it to its team only: to another team, by any id, nothing', async () => {
+    const since = new Date('2026-05-01T00:00:00.000Z');
+    const reads = {
+      room: (team: string) => teamRoom(db, team, room.id),
+      document: (team: string) => teamDocument(db, team, document.id),
+      link: (team: string) => teamLink(db, team, link.id),
+      viewer: (team: string) => teamViewer(db, team, viewerId),
+      days: async (team: string) =>
+        (await roomZoneDays(db, team, room.id, [since])).filter((d) => d.views > 0 || d.visits > 0),
+      documents: (team: string) => roomDocuments(db, team, room.id),
+      versions: (team: string) => documentVersions(db, team, document.id),
+      links: (team: string) => roomLinks(db, team, room.id),
+      viewers: (team: string) => roomViewers(db, team, room.id, { q: '', limit: 10, offset: 0 }),
+      visitors: (team: string) => linkVisitors(db, team, link.id, 10),
+      timeline: (team: string) => viewerTimeline(db, team, viewerId, 10),
+      roomFeed: (team: string) => recentActivity(db, { teamId: team, roomId: room.id }, since, 10),
+      teamFeed: (team: string) => recentActivity(db, { teamId: team }, since, 10),
+      internal: (team: string) => internalVisitors(db, team, room.id, 10),
+      refused: (team: string) => refusedDownloads(db, team, room.id, since),
+    };
+    for (const [name, read] of Object.entries(reads)) {
+      const shown = await read(ours.id);
+      expect(Array.isArray(shown) ? shown.length : shown, `${name}, to its team`).toBeTruthy();
+      const hidden = await read(theirs.id);
+      expect(Array.isArray(hidden) ? hidden.length : hidden, `${name}, to another team`).toBeFalsy();
+    }
+  });
+});
