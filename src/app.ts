@@ -16,6 +16,7 @@ import { createServer, type LoggerOption } from './http/server.ts';
 import { queryErrorMessage } from './http/validation.ts';
 import { linkRoutes } from './links/routes.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
+import { keptBodies } from './routing/kept-bodies.ts';
 import type { TypedFastify } from './routing/types.ts';
 import { viewerRoutes } from './viewers/routes.ts';
 
@@ -32,6 +33,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Rendered analytics bodies kept in this process (ANALYTICS_CACHE_MB; default 32 MiB). */
   analyticsCacheBytes?: number;
+  /** Rendered pages of the rooms' lists kept in this process (LIST_CACHE_MB; default 32 MiB). */
+  listCacheBytes?: number;
 }
 
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -71,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<TypedFastify> {
         clock: deps.clock,
         appUrl: deps.appUrl,
         analyticsCacheBytes: deps.analyticsCacheBytes,
+        keptLists: keptBodies(deps.listCacheBytes ?? 32 * 2 ** 20),
       };
       for (const routes of [dealRoomRoutes, documentRoutes, linkRoutes, viewerRoutes, analyticsRoutes]) {
         routes(v1 as TypedFastify, routeDeps);

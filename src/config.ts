@@ -74,6 +74,11 @@ export interface Config {
    * their room's figures are unchanged (default 32; 0 keeps none).
    */
   analyticsCacheMb: number;
+  /**
+   * LIST_CACHE_MB: rendered pages of the rooms' documents, links and viewers each read API
+   * process keeps, valid while their room's figures version is unchanged (default 32; 0 keeps none).
+   */
+  listCacheMb: number;
   /** The internal management API: started only when an admin token is set. */
   management: { adminToken: string | undefined; port: number; host: string };
   /**
@@ -208,6 +213,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 
   const dashboardIdleHours = positive('DASHBOARD_IDLE_HOURS', 12);
   const analyticsCacheMb = nonNegative('ANALYTICS_CACHE_MB', 32);
+  const listCacheMb = nonNegative('LIST_CACHE_MB', 32);
 
   const migrateOnStartText = read('MIGRATE_ON_START')?.toLowerCase();
   if (migrateOnStartText !== undefined && migrateOnStartText !== 'true' && migrateOnStartText !== 'false') {
@@ -254,6 +260,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     linkPages,
     dashboardIdleHours,
     analyticsCacheMb,
+    listCacheMb,
     webhooks,
     mail,
     migrateOnStart,

@@ -168,6 +168,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       metrics,
       healthChecks: [...healthChecks, draining],
       analyticsCacheBytes: config.analyticsCacheMb * 2 ** 20,
+      listCacheBytes: config.listCacheMb * 2 ** 20,
     });
     activity.track(app);
     closers.push(() => app.close());

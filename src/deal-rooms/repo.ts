@@ -72,6 +72,24 @@ export function roomPageSql(totalColumn: string, page: string): string {
            WHERE r.id = $1 AND r.team_id = $2`;
 }
 
+/**
+ * The room's figures version, when it is the team's: the delta module moves it with every
+ * change to a figure of the room and every change to its documents or links
+ * (aggregates/contents.ts), so a list of the room rendered at one version holds while it does.
+ */
+export async function roomVersion(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+): Promise<string | undefined> {
+  const rows = await db.query<{ version: string }>(
+    'SELECT figures_version::text AS version FROM deal_rooms WHERE id = $1 AND team_id = $2',
+    [roomId, teamId],
+    { prepared: 'room_version' },
+  );
+  return rows[0]?.version;
+}
+
 /** A page of something in a room (roomPageSql), read for the team with its LIMIT and OFFSET. */
 export function queryRoomPage<Row>(
   db: Queryable,

@@ -1,9 +1,13 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { ListEnvelope, list, type Page, SingleEnvelope, single } from '../core/envelope.ts';
+import { apiErrors } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
+import { keptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
+import { roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
 
@@ -15,10 +19,24 @@ export interface RoomListRoute<T extends TSchema> {
   description: string;
   item: T;
   /** The page of the caller's team's room; a room the team cannot see is a 404. */
-  list(teamId: string, roomId: string, pageRequest: PageRequest): Promise<Page<unknown>>;
+  list(teamId: string, roomId: string, pageRequest: PageRequest, now: Date): Promise<Page<Static<T>>>;
+  /** When a page shown at `now` changes by the clock alone (a link expiring); never by default. */
+  validUntil?(items: readonly Static<T>[], now: Date): number;
 }
 
-export function roomListRoute<T extends TSchema>(app: TypedFastify, route: RoomListRoute<T>): void {
+/**
+ * A room's list as a one-query read: the room's figures version (which authorises it too)
+ * decides whether the page rendered for it at that version still holds (routing/kept-bodies.ts);
+ * only when it does not is the page read and rendered again. Every write to what a list
+ * shows moves the version in its transaction, so a kept page never outlives a write, in any
+ * process.
+ */
+export function roomListRoute<T extends TSchema>(
+  app: TypedFastify,
+  { db, clock, keptLists }: RouteDeps,
+  route: RoomListRoute<T>,
+): void {
+  const kept = keptLists ?? keptBodies(0);
   app.get(
     route.url,
     {
@@ -32,10 +50,21 @@ export function roomListRoute<T extends TSchema>(app: TypedFastify, route: RoomL
         response: responses(ListEnvelope(route.item), { validates: true, hasRoomId: true }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const pageRequest = toPageRequest(request.query);
-      const page = await route.list(request.caller.teamId, request.params.id, pageRequest);
-      return list(page, pageRequest);
+      const { teamId } = request.caller;
+      const roomId = request.params.id;
+      const version = isUuid(roomId) ? await roomVersion(db, teamId, roomId) : undefined;
+      if (version === undefined) throw apiErrors.dealRoomNotFound();
+      const now = clock.now();
+      const key = `${route.url} ${roomId.toLowerCase()} ${pageRequest.page} ${pageRequest.perPage}`;
+      let body = kept.get(key, version, now.getTime());
+      if (!body) {
+        const page = await route.list(teamId, roomId, pageRequest, now);
+        const rendered = reply.serialize(list(page, pageRequest)) as string;
+        body = kept.set(key, version, rendered, route.validUntil?.(page.items, now));
+      }
+      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
     },
   );
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import type { FileWork } from '../rendering/pool.ts';
 import type { WriteContext } from '../write/transaction.ts';
+import type { KeptBodies } from './kept-bodies.ts';
 
 /** Fastify typed by the TypeBox schemas each route declares. */
 export type TypedFastify = FastifyInstance<
@@ -28,6 +29,8 @@ export interface RouteDeps {
   appUrl: string;
   /** Rendered analytics bodies kept in this process (default 32 MiB). */
   analyticsCacheBytes?: number | undefined;
+  /** Rendered pages of the rooms' lists kept in this process (none when absent). */
+  keptLists?: KeptBodies | undefined;
 }
 
 /** What the management API's routes share: the store, and how a request's write is run. */

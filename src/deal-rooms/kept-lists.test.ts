@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import type { Database } from '../db/database.ts';
+import {
+  createDocument,
+  deleteDocument,
+  moveDocument,
+  setDocumentPublished,
+  updateDocument,
+} from '../documents/commands.ts';
+import { createLink, deactivateLink, deleteLink, updateLink } from '../links/commands.ts';
+import { keptBodies } from '../routing/kept-bodies.ts';
+import { TEST_APP_URL, testApp } from '../testing/app.ts';
+import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { storeKinds } from '../testing/stores.ts';
+import { useApi } from '../testing/suite.ts';
+import { completeView, recordVisit } from '../tracking/commands.ts';
+import { createViewStartWriter } from '../tracking/view-starts.ts';
+
+describe('kept bodies', () => {
+  it('holds a body for its stamp and until its moment, with the ETag of its bytes; 0 keeps none', () => {
+    const kept = keptBodies(10_000);
+    const body = kept.set('a', '1', '{"data":[]}', 1000);
+    expect(body.etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+    expect(kept.get('a', '1', 999)).toEqual(
+      expect.objectContaining({ body: '{"data":[]}', etag: body.etag }),
+    );
+    expect(kept.get('a', '1', 1000)).toBeUndefined();
+    expect(kept.get('a', '2', 0)).toBeUndefined();
+    expect(kept.get('b', '1', 0)).toBeUndefined();
+    const none = keptBodies(0);
+    expect(none.set('a', '1', 'x').etag).toBe(keptBodies(1).set('b', '9', 'x').etag);
+    expect(none.get('a', '1', 0)).toBeUndefined();
+  });
+});
+
+const LISTS = ['documents', 'links', 'viewers'] as const;
+
+describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', (kind) => {
+  const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z
+
+  /** The store, counting the queries made through it. */
+  function counted(db: Database) {
+    const counter = { n: 0 };
+    const proxy = new Proxy(db, {
+      get(target, property) {
+        if (property === 'query') {
+          return (...args: Parameters<Database['query']>) => {
+            counter.n++;
+            return target.query(...args);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { db: proxy as Database, counter };
+  }
+
+  async function room() {
+    const { teamId, key } = await teamWithKey(s.db, s.clock);
+    const r = make.room(teamId);
+    const doc = make.document(r.id, { name: 'Deck', position: 1 });
+    const link = make.link(r.id, { name: 'Main', expiresAt: '2026-05-20T13:00:00.000Z' });
+    await load(s.db, s.clock, {
+      dealRooms: [r],
+      documents: [doc],
+      links: [link],
+      views: [make.view(link.id, doc.id, { email: 'ann@buyer.example' }, '2026-05-19T10:00:00.000Z', 30)],
+    });
+    return { teamId, key, roomId: r.id, docId: doc.id, linkId: link.id };
+  }
+
+  it('answers a repeated page with one query, the same body and ETag; If-None-Match gets a 304', async () => {
+    const { key, roomId } = await room();
+    const { db, counter } = counted(s.db);
+    const api = await testApp(db, s.clock);
+    try {
+      for (const list of LISTS) {
+        const url = `/v1/deal-rooms/${roomId}/${list}?per_page=5`;
+        const first = await api.get(url, key);
+        const before = counter.n;
+        const second = await api.get(url, key);
+        expect(first.status, list).toBe(200);
+        expect(first.body.data, list).toHaveLength(1);
+        expect(second.raw, list).toBe(first.raw);
+        expect(second.headers.etag, list).toBe(first.headers.etag);
+        expect(second.headers['content-type'], list).toBe('application/json; charset=utf-8');
+        expect(counter.n - before, `${list}: the room's version is the one query`).toBe(1);
+        const again = await api.get(url, key, { 'if-none-match': String(first.headers.etag) });
+        expect(again.status, list).toBe(304);
+        expect(again.raw, list).toBe('');
+        // Another page is another body.
+        expect((await api.get(`${url}&page=2`, key)).body.data, list).toEqual([]);
+      }
+      // Another team's key finds no room, kept or not.
+      const stranger = await teamWithKey(s.db, s.clock);
+      for (const list of LISTS) {
+        expect(
+          (await api.get(`/v1/deal-rooms/${roomId}/${list}?per_page=5`, stranger.key)).status,
+          list,
+        ).toBe(404);
+      }
+    } finally {
+      await api.app.close();
+    }
+  });
+
+  it('follows every write at once, whichever process wrote, and a link expiring with no write at all', async () => {
+    const { teamId, key, roomId, docId, linkId } = await room();
+    const other = await testApp(s.db, s.clock);
+    // A process that keeps nothing: what every list must read like.
+    const fresh = await buildApp({
+      db: s.db,
+      clock: s.clock,
+      appUrl: TEST_APP_URL,
+      logger: { level: 'silent' },
+      listCacheBytes: 0,
+    });
+    try {
+      const read = async () => {
+        const pages: Record<string, unknown> = {};
+        for (const list of LISTS) {
+          const url = `/v1/deal-rooms/${roomId}/${list}`;
+          const [a, b] = [await s.api.get(url, key), await other.get(url, key)];
+          const c = await fresh.inject({ url, headers: { authorization: `Bearer ${key}` } });
+          expect(a.raw, list).toBe(c.body);
+          expect(b.raw, list).toBe(c.body);
+          pages[list] = a.body.data;
+        }
+        return pages as Record<(typeof LISTS)[number], Record<string, unknown>[]>;
+      };
+      await read();
+      const ctx = { db: s.db, clock: s.clock, appUrl: '' };
+      const team = { ...ctx, teamId };
+
+      await recordVisit(ctx, linkId, { viewer: { email: 'bo@buyer.example', name: 'Bo' } });
+      expect((await read()).links[0]?.totalClicks).toBe(1);
+      const view = await createViewStartWriter()(ctx, linkId, {
+        documentId: docId,
+        viewer: { email: 'bo@buyer.example', name: 'Bo' },
+      });
+      expect((await read()).viewers.map((v) => v.email)).toEqual(['bo@buyer.example', 'ann@buyer.example']);
+      await completeView(ctx, view.id, { durationSeconds: 90 });
+      expect((await read()).viewers[0]?.totalDurationSeconds).toBe(90);
+
+      await updateDocument(team, docId, { name: 'Deck (final)' });
+      expect((await read()).documents.map((d) => d.name)).toEqual(['Deck (final)']);
+      const second = await createDocument(team, roomId, { name: 'Model', status: 'published', position: 2 });
+      expect((await read()).documents.map((d) => d.name)).toEqual(['Deck (final)', 'Model']);
+      await moveDocument(team, second.id, 'up');
+      expect((await read()).documents.map((d) => d.name)).toEqual(['Model', 'Deck (final)']);
+      await setDocumentPublished(team, second.id, false);
+      expect((await read()).documents.map((d) => d.name)).toEqual(['Deck (final)']);
+      await deleteDocument(team, second.id);
+      await read();
+
+      await updateLink(team, linkId, { name: 'Main (renamed)' });
+      const renamed = await read();
+      expect(renamed.links[0]?.name).toBe('Main (renamed)');
+      expect(renamed.viewers[0]?.linkName).toBe('Main (renamed)');
+      const added = await createLink(team, roomId, { name: 'Second', password: 'a long password' });
+      expect((await read()).links.map((l) => l.requiresPassword)).toEqual([true, false]);
+      await deactivateLink(team, added.id);
+      expect((await read()).links.map((l) => l.isActive)).toEqual([false, true]);
+      await deleteLink(team, added.id);
+      expect((await read()).links).toHaveLength(1);
+
+      // No write: the link expires at 13:00, and its page says so from then on.
+      s.clock.set('2026-05-20T13:00:00.000Z');
+      expect((await read()).links[0]?.isActive).toBe(false);
+    } finally {
+      s.clock.set('2026-05-20T12:00:00.000Z');
+      await other.app.close();
+      await fresh.close();
+    }
+  });
+});
