@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../db/database.ts';
 import { updateDocument } from '../documents/commands.ts';
 import { testApp } from '../testing/app.ts';
-import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { countedQueries } from '../testing/counted.ts';
+import { viewedRoom } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { completeView, recordVisit } from '../tracking/commands.ts';
@@ -31,41 +31,11 @@ describe('kept analytics bodies', () => {
 describe.each(storeKinds())('analytics as a one-query read (%s store)', (kind) => {
   const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z
 
-  /** The store, counting the queries made through it. */
-  function counted(db: Database) {
-    const counter = { n: 0 };
-    const proxy = new Proxy(db, {
-      get(target, property) {
-        if (property === 'query') {
-          return (...args: Parameters<Database['query']>) => {
-            counter.n++;
-            return target.query(...args);
-          };
-        }
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    return { db: proxy as Database, counter };
-  }
-
-  async function room() {
-    const { teamId, key } = await teamWithKey(s.db, s.clock);
-    const r = make.room(teamId);
-    const doc = make.document(r.id, { name: 'Deck' });
-    const link = make.link(r.id, { name: 'Main' });
-    await load(s.db, s.clock, {
-      dealRooms: [r],
-      documents: [doc],
-      links: [link],
-      views: [make.view(link.id, doc.id, { visitorId: 'v-1' }, '2026-05-19T10:00:00.000Z', 30)],
-    });
-    return { teamId, key, roomId: r.id, docId: doc.id, linkId: link.id };
-  }
+  const room = () => viewedRoom(s.db, s.clock);
 
   it('answers a repeated read with one query, the same body and ETag; If-None-Match gets a 304', async () => {
     const { key, roomId } = await room();
-    const { db, counter } = counted(s.db);
+    const { db, counter } = countedQueries(s.db);
     const api = await testApp(db, s.clock);
     try {
       const url = `/v1/deal-rooms/${roomId}/analytics?period=7d`;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
-import type { Database } from '../db/database.ts';
 import {
   createDocument,
   deleteDocument,
@@ -11,7 +10,8 @@ import {
 import { createLink, deactivateLink, deleteLink, updateLink } from '../links/commands.ts';
 import { keptBodies } from '../routing/kept-bodies.ts';
 import { TEST_APP_URL, testApp } from '../testing/app.ts';
-import { load, make, teamWithKey } from '../testing/fixtures.ts';
+import { countedQueries } from '../testing/counted.ts';
+import { teamWithKey, viewedRoom } from '../testing/fixtures.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { completeView, recordVisit } from '../tracking/commands.ts';
@@ -39,41 +39,16 @@ const LISTS = ['documents', 'links', 'viewers'] as const;
 describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', (kind) => {
   const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z
 
-  /** The store, counting the queries made through it. */
-  function counted(db: Database) {
-    const counter = { n: 0 };
-    const proxy = new Proxy(db, {
-      get(target, property) {
-        if (property === 'query') {
-          return (...args: Parameters<Database['query']>) => {
-            counter.n++;
-            return target.query(...args);
-          };
-        }
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+  const room = () =>
+    viewedRoom(s.db, s.clock, {
+      document: { position: 1 },
+      link: { expiresAt: '2026-05-20T13:00:00.000Z' },
+      viewer: { email: 'ann@buyer.example' },
     });
-    return { db: proxy as Database, counter };
-  }
-
-  async function room() {
-    const { teamId, key } = await teamWithKey(s.db, s.clock);
-    const r = make.room(teamId);
-    const doc = make.document(r.id, { name: 'Deck', position: 1 });
-    const link = make.link(r.id, { name: 'Main', expiresAt: '2026-05-20T13:00:00.000Z' });
-    await load(s.db, s.clock, {
-      dealRooms: [r],
-      documents: [doc],
-      links: [link],
-      views: [make.view(link.id, doc.id, { email: 'ann@buyer.example' }, '2026-05-19T10:00:00.000Z', 30)],
-    });
-    return { teamId, key, roomId: r.id, docId: doc.id, linkId: link.id };
-  }
 
   it('answers a repeated page with one query, the same body and ETag; If-None-Match gets a 304', async () => {
     const { key, roomId } = await room();
-    const { db, counter } = counted(s.db);
+    const { db, counter } = countedQueries(s.db);
     const api = await testApp(db, s.clock);
     try {
       for (const list of LISTS) {

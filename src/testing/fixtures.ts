@@ -81,3 +81,26 @@ export async function roomWithKey(db: Database, clock: Clock) {
   const room = make.room(team.teamId);
   return { ...team, room, roomId: room.id as string };
 }
+
+/**
+ * A team with a key, and a room holding one document ("Deck"), one link ("Main") and one
+ * 30-second view of the document through the link on 2026-05-19, loaded.
+ */
+export async function viewedRoom(
+  db: Database,
+  clock: Clock,
+  over: { document?: Raw; link?: Raw; viewer?: Raw } = {},
+) {
+  const { teamId, key } = await teamWithKey(db, clock);
+  const room = make.room(teamId);
+  const doc = make.document(room.id, { name: 'Deck', ...over.document });
+  const link = make.link(room.id, { name: 'Main', ...over.link });
+  const viewer = over.viewer ?? { visitorId: 'v-1' };
+  await load(db, clock, {
+    dealRooms: [room],
+    documents: [doc],
+    links: [link],
+    views: [make.view(link.id, doc.id, viewer, '2026-05-19T10:00:00.000Z', 30)],
+  });
+  return { teamId, key, roomId: room.id, docId: doc.id, linkId: link.id };
+}
