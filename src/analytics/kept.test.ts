@@ -7,26 +7,6 @@ import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { completeView, recordVisit } from '../tracking/commands.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
-import { keptAnalytics } from './kept.ts';
-
-describe('kept analytics bodies', () => {
-  it('holds a body only for the stamp it was rendered at, and drops the least recently used past its size', () => {
-    const kept = keptAnalytics(3000);
-    kept.set('room-a', '7d', '1.2026-05-20', 'a'.repeat(500));
-    expect(kept.get('room-a', '7d', '1.2026-05-20')).toHaveLength(500);
-    expect(kept.get('room-a', '7d', '2.2026-05-20')).toBeUndefined();
-    expect(kept.get('room-a', '30d', '1.2026-05-20')).toBeUndefined();
-    kept.set('room-b', '7d', '1.2026-05-20', 'b'.repeat(500));
-    kept.get('room-a', '7d', '1.2026-05-20');
-    kept.set('room-c', '7d', '1.2026-05-20', 'c'.repeat(500));
-    expect(kept.get('room-b', '7d', '1.2026-05-20')).toBeUndefined();
-    expect(kept.get('room-a', '7d', '1.2026-05-20')).toBeDefined();
-    expect(kept.get('room-c', '7d', '1.2026-05-20')).toBeDefined();
-    const none = keptAnalytics(0);
-    none.set('room-a', '7d', '1', 'body');
-    expect(none.get('room-a', '7d', '1')).toBeUndefined();
-  });
-});
 
 describe.each(storeKinds())('analytics as a one-query read (%s store)', (kind) => {
   const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z

@@ -4,8 +4,8 @@ import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
 import { isoDay } from '../core/time.ts';
 import { notModified } from '../routing/caching.ts';
+import { keptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
-import { type KeptAnalytics, keptAnalytics } from './kept.ts';
 import { AnalyticsQuery, AnalyticsSchema } from './schemas.ts';
 import { analyticsOf, analyticsRoom } from './service.ts';
 
@@ -13,7 +13,8 @@ import { analyticsOf, analyticsRoom } from './service.ts';
 const RELEASE = createHash('sha256').update(JSON.stringify(AnalyticsSchema)).digest('base64url').slice(0, 8);
 
 export function analyticsRoutes(app: TypedFastify, { db, clock, analyticsCacheBytes }: RouteDeps): void {
-  const kept: KeptAnalytics = keptAnalytics(analyticsCacheBytes ?? 32 * 2 ** 20);
+  // Per (room, period), for the figures version and UTC day they were rendered at.
+  const kept = keptBodies(analyticsCacheBytes ?? 32 * 2 ** 20);
   app.get(
     '/deal-rooms/:id/analytics',
     {
@@ -36,10 +37,11 @@ export function analyticsRoutes(app: TypedFastify, { db, clock, analyticsCacheBy
       const room = await analyticsRoom(db, teamId, roomId);
       const stamp = `${room.figures_version}.${isoDay(now)}`;
       if (notModified(request, reply, `W/"${RELEASE}.${period}.${stamp}"`)) return reply.send();
-      let body = kept.get(roomId, period, stamp);
+      const key = `${roomId} ${period}`;
+      let body = kept.get(key, stamp, now.getTime())?.body;
       if (body === undefined) {
         body = reply.serialize(single(await analyticsOf(db, teamId, roomId, room, period, now))) as string;
-        kept.set(roomId, period, stamp, body);
+        kept.set(key, stamp, body);
       }
       return reply.type('application/json; charset=utf-8').send(body);
     },

@@ -8,7 +8,6 @@ import {
   updateDocument,
 } from '../documents/commands.ts';
 import { createLink, deactivateLink, deleteLink, updateLink } from '../links/commands.ts';
-import { keptBodies } from '../routing/kept-bodies.ts';
 import { TEST_APP_URL, testApp } from '../testing/app.ts';
 import { countedQueries } from '../testing/counted.ts';
 import { teamWithKey, viewedRoom } from '../testing/fixtures.ts';
@@ -16,23 +15,6 @@ import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { completeView, recordVisit } from '../tracking/commands.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
-
-describe('kept bodies', () => {
-  it('holds a body for its stamp and until its moment, with the ETag of its bytes; 0 keeps none', () => {
-    const kept = keptBodies(10_000);
-    const body = kept.set('a', '1', '{"data":[]}', 1000);
-    expect(body.etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
-    expect(kept.get('a', '1', 999)).toEqual(
-      expect.objectContaining({ body: '{"data":[]}', etag: body.etag }),
-    );
-    expect(kept.get('a', '1', 1000)).toBeUndefined();
-    expect(kept.get('a', '2', 0)).toBeUndefined();
-    expect(kept.get('b', '1', 0)).toBeUndefined();
-    const none = keptBodies(0);
-    expect(none.set('a', '1', 'x').etag).toBe(keptBodies(1).set('b', '9', 'x').etag);
-    expect(none.get('a', '1', 0)).toBeUndefined();
-  });
-});
 
 const LISTS = ['documents', 'links', 'viewers'] as const;
 

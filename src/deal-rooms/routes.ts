@@ -5,7 +5,6 @@ import { isUuid } from '../core/ids.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
-import { keptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
@@ -33,10 +32,9 @@ export interface RoomListRoute<T extends TSchema> {
  */
 export function roomListRoute<T extends TSchema>(
   app: TypedFastify,
-  { db, clock, keptLists }: RouteDeps,
+  { db, clock, keptLists: kept }: RouteDeps,
   route: RoomListRoute<T>,
 ): void {
-  const kept = keptLists ?? keptBodies(0);
   app.get(
     route.url,
     {

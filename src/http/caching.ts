@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notModified } from '../routing/caching.ts';
+import { bodyEtag, notModified } from '../routing/caching.ts';
 
 /**
  * Success responses get a weak ETag and may not be reused without revalidation; a matching
@@ -14,10 +13,7 @@ export async function conditionalGet(
 ): Promise<unknown> {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
   const own = reply.getHeader('etag');
-  const etag =
-    typeof own === 'string'
-      ? own
-      : `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  const etag = typeof own === 'string' ? own : bodyEtag(payload);
   if (notModified(request, reply, etag)) {
     reply.removeHeader('Content-Type');
     reply.removeHeader('Content-Length');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
+import { countedQueries } from '../testing/counted.ts';
 import { load, make } from '../testing/fixtures.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { type KeptLinks, keptLinks } from './kept-links.ts';
@@ -10,20 +11,15 @@ import type { ShownLink } from './repo.ts';
 describe.each(storeKinds())('the link pages’ links, kept where exact (%s store)', (kind) => {
   let store: Database;
   /** Statements the kept links sent to the store. */
-  let reads = 0;
+  let reads = { n: 0 };
   let links: KeptLinks;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
 
   beforeAll(async () => {
     store = await openTestStore(kind);
-    const counting: Database = {
-      ...store,
-      query: (sql, params, options) => {
-        reads++;
-        return store.query(sql, params, options);
-      },
-    };
-    links = keptLinks(counting);
+    const counted = countedQueries(store);
+    reads = counted.counter;
+    links = keptLinks(counted.db);
   });
   afterAll(async () => {
     await links?.close();
@@ -180,14 +176,14 @@ describe.each(storeKinds())('the link pages’ links, kept where exact (%s store
   it('reads a link once on the embedded store however often it is asked while views are counted (on PostgreSQL, every time)', async () => {
     const { room, first, link, shortId, versionId } = await linked();
     await links.find(shortId, { id: first });
-    const before = reads;
+    const before = reads.n;
     // What tracking and rendering write: counters, figures and claims, none of them shown.
     await store.query('UPDATE links SET total_clicks = total_clicks + 1 WHERE id = $1', [link]);
     await store.query('UPDATE documents SET total_views = total_views + 1 WHERE id = $1', [first]);
     await store.query('UPDATE deal_rooms SET figures_version = figures_version + 1 WHERE id = $1', [room]);
     await store.query('UPDATE document_versions SET render_claimed_until = now() WHERE id = $1', [versionId]);
     for (let i = 0; i < 5; i++) expect((await links.find(shortId, { id: first }))?.id).toBe(link);
-    expect(reads - before).toBe(kind === 'embedded' ? 0 : 5);
+    expect(reads.n - before).toBe(kind === 'embedded' ? 0 : 5);
     // What is kept is shared: nobody may change it.
     const kept = await links.find(shortId, { id: first });
     if (kind === 'embedded') expect(() => Object.assign(kept as object, { enabled: false })).toThrow();

@@ -1,4 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** A body's weak ETag: a hash of its bytes. */
+export function bodyEtag(body: string): string {
+  return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
 
 /**
  * Sets the caching headers of a success with this ETag; when the request's If-None-Match

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { bodyEtag } from './caching.ts';
 
 /** A response body as rendered once, with its ETag (a hash of it, made once). */
 export interface KeptBody {
@@ -10,8 +10,8 @@ export interface KeptBody {
 /**
  * Rendered response bodies kept per process, each valid while the stamp it was rendered at
  * still holds (a version the request reads in its one query) and until a moment its contents
- * change by the clock alone (a link's expiry). Least recently used first out, within
- * `maxBytes`; 0 keeps none.
+ * change by the clock alone (a link's expiry): the rooms' analytics and their lists. Least
+ * recently used first out, within `maxBytes`; 0 keeps none.
  */
 export interface KeptBodies {
   get(key: string, stamp: string, now: number): KeptBody | undefined;
@@ -20,10 +20,7 @@ export interface KeptBodies {
 }
 
 export function keptBodies(maxBytes: number): KeptBodies {
-  const made = (body: string): KeptBody => ({
-    body,
-    etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-  });
+  const made = (body: string): KeptBody => ({ body, etag: bodyEtag(body) });
   if (maxBytes <= 0) return { get: () => undefined, set: (_key, _stamp, body) => made(body) };
   const kept = new LRUCache<string, KeptBody & { stamp: string; until: number }>({
     maxSize: maxBytes,

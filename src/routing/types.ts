@@ -29,8 +29,8 @@ export interface RouteDeps {
   appUrl: string;
   /** Rendered analytics bodies kept in this process (default 32 MiB). */
   analyticsCacheBytes?: number | undefined;
-  /** Rendered pages of the rooms' lists kept in this process (none when absent). */
-  keptLists?: KeptBodies | undefined;
+  /** Rendered pages of the rooms' lists kept in this process (LIST_CACHE_MB). */
+  keptLists: KeptBodies;
 }
 
 /** What the management API's routes share: the store, and how a request's write is run. */
