@@ -8,6 +8,9 @@ export default defineConfig({
     // forks, their servers and browsers on two cores, a step can take three times as long.
     testTimeout: 90_000,
     hookTimeout: 120_000,
+    // Hundreds of passwords are hashed; at scrypt's N=2^17 each is most of a second of a core.
+    // Every spawned `dealroom` inherits it; core/passwords.test.ts checks the default cost.
+    env: { PASSWORD_SCRYPT_N: '1024' },
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },

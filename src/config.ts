@@ -1,3 +1,5 @@
+import { scryptN } from './core/passwords.ts';
+
 /** The read API's request budgets: per key and per team, in a sliding window. */
 export interface RateLimits {
   perKey: number;
@@ -210,6 +212,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     reportsPerMinute: positive('LINK_REPORTS_PER_MINUTE', DEFAULT_LINK_PAGE_LIMITS.reportsPerMinute),
     newVisitorsPerHour: positive('LINK_NEW_VISITORS_PER_HOUR', DEFAULT_LINK_PAGE_LIMITS.newVisitorsPerHour),
   };
+
+  const scryptNText = read('PASSWORD_SCRYPT_N');
+  if (scryptNText !== undefined && scryptN(scryptNText) === undefined) {
+    problems.push('PASSWORD_SCRYPT_N must be a power of two from 1024 to 1048576');
+  }
 
   const dashboardIdleHours = positive('DASHBOARD_IDLE_HOURS', 12);
   const analyticsCacheMb = nonNegative('ANALYTICS_CACHE_MB', 32);

@@ -1,10 +1,28 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
-/** scrypt's cost today (OWASP: N=2^17, r=8, p=1); each hash names its own, so it can rise. */
-const COST = { N: 2 ** 17, r: 8, p: 1 } as const;
+type Cost = { N: number; r: number; p: number };
+
+/** scrypt's N today (OWASP: N=2^17, r=8, p=1); each hash names its own, so it can rise. */
+export const DEFAULT_SCRYPT_N = 2 ** 17;
 const KEY_LENGTH = 32;
 
-type Cost = { N: number; r: number; p: number };
+/**
+ * The N of new hashes that `PASSWORD_SCRYPT_N` asks for: a power of two from 2^10 to 2^20,
+ * else undefined. A test suite lowers it, since it hashes hundreds of passwords and a hash at
+ * 2^17 is most of a second of one core. Hashes verify at the cost they name, whatever this is.
+ */
+export function scryptN(raw: string): number | undefined {
+  const N = /^[1-9]\d{3,6}$/.test(raw) ? Number(raw) : 0;
+  return N >= 2 ** 10 && N <= 2 ** 20 && (N & (N - 1)) === 0 ? N : undefined;
+}
+
+/** Today's cost; a `PASSWORD_SCRYPT_N` out of range keeps the default (config.ts refuses it at start). */
+export function scryptCost(env: NodeJS.ProcessEnv = process.env): Cost {
+  const raw = env.PASSWORD_SCRYPT_N;
+  return { N: (raw && scryptN(raw)) || DEFAULT_SCRYPT_N, r: 8, p: 1 };
+}
+
+const COST = scryptCost();
 
 function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
   // 128 · N · r bytes of memory, above Node's 32 MiB default at this cost.
@@ -14,12 +32,20 @@ function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
   );
 }
 
+const format = (cost: Cost, salt: Buffer, hash: Buffer) =>
+  `scrypt$N=${cost.N},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+
 /** `scrypt$N=…,r=…,p=…$<salt>$<hash>`, salt and hash in base64url. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: Cost = COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await derive(password, salt, COST);
-  return `scrypt$N=${COST.N},r=${COST.r},p=${COST.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+  return format(cost, salt, await derive(password, salt, cost));
 }
+
+/**
+ * A hash no password matches, at today's cost: checked when an account does not exist, so
+ * that costs what a wrong password does and timing tells nothing.
+ */
+export const UNMATCHABLE_HASH = format(COST, Buffer.alloc(16), Buffer.alloc(KEY_LENGTH));
 
 /**
  * Whether `password` is the one `stored` was made from, compared in constant time. A hash

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiError, fail } from '../core/errors.ts';
 import { isEmail } from '../core/fields.ts';
 import { isUuid, newId } from '../core/ids.ts';
-import { hashPassword, verifyPassword } from '../core/passwords.ts';
+import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from '../core/passwords.ts';
 import { timezoneOf } from '../core/zones.ts';
 import type { Queryable } from '../db/database.ts';
 import { teamExists } from '../teams/repo.ts';
@@ -194,7 +194,7 @@ export async function signIn(
   const user =
     password.length <= PASSWORD_LENGTH.max ? await repo.userByEmail(ctx.db, email.trim()) : undefined;
   // A missing account costs the same scrypt as a wrong password, so timing tells nothing.
-  const matches = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+  const matches = await verifyPassword(password, user?.password_hash ?? UNMATCHABLE_HASH);
   if (!user?.password_hash || !matches) return { ok: false, reason: 'wrong' };
   const session = await inWrite(ctx, async (tx) => {
     await repo.forgetAttempt(tx, attempt);
@@ -202,10 +202,6 @@ export async function signIn(
   });
   return { ok: true, session };
 }
-
-/** A hash of no one's password, checked when the account does not exist. */
-const DUMMY_HASH =
-  'scrypt$N=131072,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** Changes a password after checking the current one; every other session of the user ends. */
 export async function changePassword(
