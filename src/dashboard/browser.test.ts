@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
@@ -388,6 +388,11 @@ describe.runIf(hasChromium)(
           PHONE.width,
         );
       };
+      // A click only starts its navigation: look at the next page once it has replaced this one.
+      const follow = async (link: Locator) => {
+        const before = page.url();
+        await Promise.all([page.waitForURL((url) => url.href !== before), link.click()]);
+      };
       await page.goto(`${web}/login`);
       await look('sign-in');
       await page.goto(address);
@@ -399,24 +404,21 @@ describe.runIf(hasChromium)(
         page.getByRole('button', { name: 'Set password' }).click(),
       ]);
       await look('rooms');
-      await page
-        .getByRole('link', { name: /Project Atlas/ })
-        .first()
-        .click();
+      await follow(page.getByRole('link', { name: /Project Atlas/ }).first());
       await look('overview');
-      await page.getByRole('link', { name: 'Documents' }).click();
+      await follow(page.getByRole('link', { name: 'Documents' }));
       await look('documents');
-      await page.getByRole('link', { name: 'Investor deck.pdf' }).click();
+      await follow(page.getByRole('link', { name: 'Investor deck.pdf' }));
       await look('document');
       await page.goBack();
-      await page.getByRole('link', { name: 'Links' }).click();
+      await follow(page.getByRole('link', { name: 'Links' }));
       await look('links');
-      await page.locator('tbody th a').first().click();
+      await follow(page.locator('tbody th a').first());
       await look('link');
       await page.goBack();
-      await page.getByRole('link', { name: 'Viewers' }).click();
+      await follow(page.getByRole('link', { name: 'Viewers' }));
       await look('viewers');
-      await page.locator('tbody th a').first().click();
+      await follow(page.locator('tbody th a').first());
       await look('viewer');
       for (const [name, path] of [
         ['keys', '/app/settings/keys'],
@@ -429,7 +431,7 @@ describe.runIf(hasChromium)(
         await look(name);
       }
       await page.goto(`${web}/app/settings/webhooks`);
-      await page.locator('tbody th a').first().click();
+      await follow(page.locator('tbody th a').first());
       await look('endpoint');
       await context.close();
       expect(problems).toEqual([]);
