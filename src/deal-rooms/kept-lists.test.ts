@@ -15,6 +15,7 @@ import { storeKinds } from '../testing/stores.ts';
 import { useApi } from '../testing/suite.ts';
 import { completeView, recordVisit } from '../tracking/commands.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
+import { createDealRoom, deleteDealRoom, setDealRoomStatus, updateDealRoom } from './commands.ts';
 
 const LISTS = ['documents', 'links', 'viewers'] as const;
 
@@ -129,6 +130,89 @@ describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', 
     } finally {
       s.clock.set('2026-05-20T12:00:00.000Z');
       await other.app.close();
+      await fresh.close();
+    }
+  });
+
+  it('keeps the team’s rooms list too: one query for a repeated page, and every write seen at once', async () => {
+    const { teamId, key, roomId, docId, linkId } = await room();
+    const ctx = { db: s.db, clock: s.clock, appUrl: '' };
+    const team = { ...ctx, teamId };
+    const second = await createDealRoom(team, teamId, { name: 'Second room' });
+    const { db, counter } = countedQueries(s.db);
+    const api = await testApp(db, s.clock);
+    const fresh = await buildApp({
+      db: s.db,
+      clock: s.clock,
+      appUrl: TEST_APP_URL,
+      logger: { level: 'silent' },
+      listCacheBytes: 0,
+    });
+    const URLS = [
+      '/v1/deal-rooms',
+      '/v1/deal-rooms?status=archived',
+      '/v1/deal-rooms?per_page=1&page=2',
+      '/v1/deal-rooms?per_page=1',
+    ];
+    try {
+      const first = await api.get(URLS[0] as string, key);
+      const before = counter.n;
+      const again = await api.get(URLS[0] as string, key);
+      expect(again.raw).toBe(first.raw);
+      expect(again.headers.etag).toBe(first.headers.etag);
+      expect(counter.n - before, "the page's stamp is the one query").toBe(1);
+      expect(
+        (await api.get(URLS[0] as string, key, { 'if-none-match': String(first.headers.etag) })).status,
+      ).toBe(304);
+      expect((await api.get(URLS[0] as string, (await teamWithKey(s.db, s.clock)).key)).body.data).toEqual(
+        [],
+      );
+
+      const read = async () => {
+        const pages: Record<string, unknown>[][] = [];
+        for (const url of URLS) {
+          const [a, b] = [await api.get(url, key), await s.api.get(url, key)];
+          const c = await fresh.inject({ url, headers: { authorization: `Bearer ${key}` } });
+          expect(a.raw, url).toBe(c.body);
+          expect(b.raw, url).toBe(c.body);
+          pages.push(a.body.data);
+        }
+        return pages;
+      };
+      const names = async () => (await read())[0]?.map((r) => r.name);
+      expect(await names()).toEqual(['Second room', expect.any(String)]);
+
+      await createViewStartWriter()(ctx, linkId, {
+        documentId: docId,
+        viewer: { email: 'bo@buyer.example' },
+      });
+      expect((await read())[0]?.find((r) => r.id === roomId)?.totalViews).toBe(2);
+      await createDocument(team, roomId, { name: 'Model', status: 'published', position: 2 });
+      expect((await read())[0]?.find((r) => r.id === roomId)?.documentCount).toBe(2);
+      await createLink(team, roomId, { name: 'Second' });
+      expect((await read())[0]?.find((r) => r.id === roomId)?.linkCount).toBe(2);
+      // Renaming moves the room to the top; the second page is then the other room.
+      s.clock.advance(1000);
+      await updateDealRoom(team, roomId, { name: 'Renamed' });
+      expect(await names()).toEqual(['Renamed', 'Second room']);
+      expect((await read())[2]?.map((r) => r.name)).toEqual(['Second room']);
+      // Same name again with a changed description, in the same millisecond: still seen.
+      await updateDealRoom(team, roomId, { description: 'Now described' });
+      expect((await read())[0]?.[0]?.description).toBe('Now described');
+      await setDealRoomStatus(team, second.id, 'archived');
+      expect((await read())[1]?.map((r) => r.name)).toEqual(['Second room']);
+      s.clock.advance(1000);
+      await updateDealRoom(team, roomId, { name: 'Final' });
+      expect((await read())[3]?.map((r) => r.name)).toEqual(['Final']);
+      // A room off the page goes: the page's rows are the same, its total is not.
+      await deleteDealRoom(team, second.id);
+      const after = await read();
+      expect(after[0]?.map((r) => r.name)).toEqual(['Final']);
+      expect(after[1]).toEqual([]);
+      expect(after[2]).toEqual([]);
+      expect((await api.get(URLS[3] as string, key)).body.meta.pagination.total).toBe(1);
+    } finally {
+      await api.app.close();
       await fresh.close();
     }
   });

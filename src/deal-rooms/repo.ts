@@ -24,25 +24,75 @@ export interface DealRoomDetailRow extends DealRoomRow {
 const ROOM_COLUMNS = `r.id, r.name, r.description, r.status, r.created_at, r.updated_at,
   r.document_count, r.link_count, r.total_views`;
 
-/** One page of the team's rooms and their total, in one query. */
+/** Which rows a page of the team's rooms is: its status filter and window. */
+export interface RoomListWindow {
+  status: string | undefined;
+  limit: number;
+  offset: string;
+}
+
+/**
+ * The page of rooms, in order, as the SELECT over `r` that both reads below share.
+ * $1 the team, $2 the status or null, $3 and $4 the window.
+ */
+const ROOM_PAGE = `FROM deal_rooms r
+          WHERE r.team_id = t.id AND ($2::text IS NULL OR r.status = $2)
+          ORDER BY r.updated_at DESC, r.id
+          LIMIT $3 OFFSET $4::bigint`;
+
+/**
+ * A page of rooms is whatever rows it reads: the team's (its room totals) and each room's.
+ * A row's `xmin` is the transaction that wrote its current version, so it changes with every
+ * update of the row and never comes back (with the figures version beside it, a wrapped
+ * transaction id would also need the very same figures version).
+ */
+const stampOf = (teamVersion: string, rooms: string) => `${teamVersion};${rooms}`;
+const ROOM_VERSION = `r.id::text || ':' || r.xmin::text || ':' || r.figures_version::text`;
+
+export interface StampedRoomRow extends DealRoomRow {
+  room_version: string;
+}
+
+/** One page of the team's rooms, their total and what makes the page's stamp, in one query. */
 export async function listDealRooms(
   db: Queryable,
   teamId: string,
-  options: { status: string | undefined; limit: number; offset: string },
-): Promise<(DealRoomRow & PageRow)[]> {
-  return db.query<DealRoomRow & PageRow>(
+  window: RoomListWindow,
+): Promise<{ rows: (StampedRoomRow & PageRow)[]; stamp: string | undefined }> {
+  const rows = await db.query<StampedRoomRow & PageRow & { team_version: string }>(
     `SELECT CASE $2::text WHEN 'active' THEN t.active_rooms WHEN 'archived' THEN t.archived_rooms
-                ELSE t.active_rooms + t.archived_rooms END AS total, p.*
+                ELSE t.active_rooms + t.archived_rooms END AS total, t.xmin::text AS team_version, p.*
        FROM teams t
-       LEFT JOIN LATERAL (
-         SELECT ${ROOM_COLUMNS} FROM deal_rooms r
-          WHERE r.team_id = t.id AND ($2::text IS NULL OR r.status = $2)
-          ORDER BY r.updated_at DESC, r.id
-          LIMIT $3 OFFSET $4::bigint
-       ) p ON true
+       LEFT JOIN LATERAL (SELECT ${ROOM_COLUMNS}, ${ROOM_VERSION} AS room_version ${ROOM_PAGE}) p ON true
       WHERE t.id = $1`,
-    [teamId, options.status ?? null, options.limit, options.offset],
+    [teamId, window.status ?? null, window.limit, window.offset],
   );
+  const first = rows[0];
+  const versions = rows.flatMap((row) => (row.id === null ? [] : [row.room_version]));
+  return { rows, stamp: first && stampOf(first.team_version, versions.join(',')) };
+}
+
+/**
+ * The stamp of a page of the team's rooms (listDealRooms) without the rooms themselves: a
+ * page rendered at this stamp still holds. Undefined for a team that does not exist.
+ */
+export async function roomListStamp(
+  db: Queryable,
+  teamId: string,
+  window: RoomListWindow,
+): Promise<string | undefined> {
+  const rows = await db.query<{ team_version: string; rooms: string }>(
+    `SELECT t.xmin::text AS team_version,
+            coalesce((SELECT string_agg(p.version, ',' ORDER BY p.updated_at DESC, p.id)
+                        FROM (SELECT r.id, r.updated_at, ${ROOM_VERSION} AS version ${ROOM_PAGE}) p), '') AS rooms
+       FROM teams t
+      WHERE t.id = $1`,
+    [teamId, window.status ?? null, window.limit, window.offset],
+    // The team's index in updated order, read to the page's end: one plan fits every team.
+    { prepared: 'room_list_stamp' },
+  );
+  const row = rows[0];
+  return row && stampOf(row.team_version, row.rooms);
 }
 
 export async function findDealRoom(

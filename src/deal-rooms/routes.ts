@@ -1,12 +1,13 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { ListEnvelope, list, type Page, SingleEnvelope, single } from '../core/envelope.ts';
+import { ListEnvelope, list, type Page, pageWindow, SingleEnvelope, single } from '../core/envelope.ts';
 import { apiErrors } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
+import { bodyEtag } from '../routing/caching.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
-import { roomVersion } from './repo.ts';
+import { roomListStamp, roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
 
@@ -67,7 +68,7 @@ export function roomListRoute<T extends TSchema>(
   );
 }
 
-export function dealRoomRoutes(app: TypedFastify, { db }: RouteDeps): void {
+export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }: RouteDeps): void {
   app.get(
     '/deal-rooms',
     {
@@ -80,13 +81,26 @@ export function dealRoomRoutes(app: TypedFastify, { db }: RouteDeps): void {
         response: responses(ListEnvelope(DealRoomSchema), { validates: true }),
       },
     },
-    async (request) => {
+    // A one-query read like a room's lists: the page's stamp (the versions of the rows it
+    // reads) decides whether the page rendered at it still holds.
+    async (request, reply) => {
       const pageRequest = toPageRequest(request.query);
-      const page = await listDealRooms(db, request.caller.teamId, {
-        ...pageRequest,
-        status: request.query.status,
-      });
-      return list(page, pageRequest);
+      const { teamId } = request.caller;
+      const { status } = request.query;
+      const now = clock.now().getTime();
+      const key = `/deal-rooms ${teamId} ${status ?? ''} ${pageRequest.page} ${pageRequest.perPage}`;
+      const stamp = await roomListStamp(db, teamId, { status, ...pageWindow(pageRequest) });
+      let body = stamp === undefined ? undefined : kept.get(key, stamp, now);
+      if (!body) {
+        // Kept at the stamp of what was read, which may be newer than the one above.
+        const read = await listDealRooms(db, teamId, { ...pageRequest, status });
+        const rendered = reply.serialize(list(read.page, pageRequest)) as string;
+        body =
+          read.stamp === undefined
+            ? { body: rendered, etag: bodyEtag(rendered) }
+            : kept.set(key, read.stamp, rendered);
+      }
+      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
     },
   );
 

@@ -7,13 +7,17 @@ import type { Queryable } from '../db/database.ts';
 import * as repo from './repo.ts';
 import type { DealRoom, DealRoomDetail } from './schemas.ts';
 
+/** A page of the team's rooms, with the stamp it was read at (repo.roomListStamp). */
 export async function listDealRooms(
   db: Queryable,
   teamId: string,
   request: PageRequest & { status: 'active' | 'archived' | undefined },
-): Promise<Page<DealRoom>> {
-  const rows = await repo.listDealRooms(db, teamId, { status: request.status, ...pageWindow(request) });
-  return pageFromRows(rows, toDealRoom) ?? { items: [], total: 0 };
+): Promise<{ page: Page<DealRoom>; stamp: string | undefined }> {
+  const { rows, stamp } = await repo.listDealRooms(db, teamId, {
+    status: request.status,
+    ...pageWindow(request),
+  });
+  return { page: pageFromRows(rows, toDealRoom) ?? { items: [], total: 0 }, stamp };
 }
 
 export async function getDealRoom(db: Queryable, teamId: string, id: string): Promise<DealRoomDetail> {
