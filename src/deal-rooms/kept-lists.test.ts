@@ -22,6 +22,16 @@ const LISTS = ['documents', 'links', 'viewers'] as const;
 describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', (kind) => {
   const s = useApi(kind); // now: 2026-05-20T12:00:00.000Z
 
+  /** A process that keeps nothing: what every list must read like. */
+  const keepingNothing = () =>
+    buildApp({
+      db: s.db,
+      clock: s.clock,
+      appUrl: TEST_APP_URL,
+      logger: { level: 'silent' },
+      listCacheBytes: 0,
+    });
+
   const room = () =>
     viewedRoom(s.db, s.clock, {
       document: { position: 1 },
@@ -67,14 +77,7 @@ describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', 
   it('follows every write at once, whichever process wrote, and a link expiring with no write at all', async () => {
     const { teamId, key, roomId, docId, linkId } = await room();
     const other = await testApp(s.db, s.clock);
-    // A process that keeps nothing: what every list must read like.
-    const fresh = await buildApp({
-      db: s.db,
-      clock: s.clock,
-      appUrl: TEST_APP_URL,
-      logger: { level: 'silent' },
-      listCacheBytes: 0,
-    });
+    const fresh = await keepingNothing();
     try {
       const read = async () => {
         const pages: Record<string, unknown> = {};
@@ -141,13 +144,7 @@ describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', 
     const second = await createDealRoom(team, teamId, { name: 'Second room' });
     const { db, counter } = countedQueries(s.db);
     const api = await testApp(db, s.clock);
-    const fresh = await buildApp({
-      db: s.db,
-      clock: s.clock,
-      appUrl: TEST_APP_URL,
-      logger: { level: 'silent' },
-      listCacheBytes: 0,
-    });
+    const fresh = await keepingNothing();
     const URLS = [
       '/v1/deal-rooms',
       '/v1/deal-rooms?status=archived',
