@@ -1,11 +1,12 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { ListEnvelope, list, type Page, pageWindow, SingleEnvelope, single } from '../core/envelope.ts';
 import { apiErrors } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
-import { bodyEtag } from '../routing/caching.ts';
+import type { KeptBody } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { roomListStamp, roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
@@ -63,9 +64,14 @@ export function roomListRoute<T extends TSchema>(
         const rendered = reply.serialize(list(page, pageRequest)) as string;
         body = kept.set(key, version, rendered, route.validUntil?.(page.items, now));
       }
-      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
+      return sendKept(reply, body);
     },
   );
+}
+
+/** A kept (or just rendered) list page, with the ETag made when it was kept. */
+function sendKept(reply: FastifyReply, kept: KeptBody) {
+  return reply.header('ETag', kept.etag).type('application/json; charset=utf-8').send(kept.body);
 }
 
 export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }: RouteDeps): void {
@@ -95,12 +101,10 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
         // Kept at the stamp of what was read, which may be newer than the one above.
         const read = await listDealRooms(db, teamId, { ...pageRequest, status });
         const rendered = reply.serialize(list(read.page, pageRequest)) as string;
-        body =
-          read.stamp === undefined
-            ? { body: rendered, etag: bodyEtag(rendered) }
-            : kept.set(key, read.stamp, rendered);
+        // No stamp only for a team that is gone: never asked for again (see above).
+        body = kept.set(key, read.stamp ?? '', rendered);
       }
-      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
+      return sendKept(reply, body);
     },
   );
 
