@@ -38,7 +38,7 @@ const OWNER_ONLY = ~0o077;
 /**
  * PGlite's shared buffers live in WebAssembly memory, which never shrinks: 128 MB (the
  * default) took a served store to ~310 MiB; 32 MB to ~170 MiB. Its files are read through
- * the OS page cache anyway.
+ * the OS page cache anyway. In-memory stores (tests) take the same settings.
  */
 const EMBEDDED_SETTINGS = 'shared_buffers = 32MB\nwal_buffers = 1MB\n';
 
@@ -117,23 +117,33 @@ class PreparedStatements {
   }
 }
 
+/** PGlite's engine, compiled once by the process that starts the thread (embedded.ts). */
+export interface EngineArtifacts {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+}
+
 interface ThreadData {
   dataDir?: string | undefined;
   /** A tarball of a data folder to start from when the store has none yet. */
   loadDataDir?: string | undefined;
+  engine: EngineArtifacts;
 }
 
 async function serve(
   port: NonNullable<typeof parentPort>,
-  { dataDir, loadDataDir }: ThreadData,
+  { dataDir, loadDataDir, engine }: ThreadData,
 ): Promise<void> {
   let db: PGlite;
   try {
     const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
-    const load = loadDataDir && fresh ? { loadDataDir: new Blob([readFileSync(loadDataDir)]) } : {};
-    db = dataDir
-      ? new PGlite({ fs: new PrivateNodeFS(dataDir), postgresqlconf: EMBEDDED_SETTINGS, ...load })
-      : new PGlite(load);
+    const options = {
+      pgliteWasmModule: engine.pgliteWasmModule,
+      initdbWasmModule: engine.initdbWasmModule,
+      postgresqlconf: EMBEDDED_SETTINGS,
+      ...(loadDataDir && fresh ? { loadDataDir: new Blob([readFileSync(loadDataDir)]) } : {}),
+    };
+    db = dataDir ? new PGlite({ fs: new PrivateNodeFS(dataDir), ...options }) : new PGlite(options);
     await db.waitReady;
     // The engine's first statement pays for its own warm-up (a few hundred milliseconds on a
     // busy machine): paid here, before the store is ready, it never counts against the time
