@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'packages/**/*.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
-    // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with two
+    // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with three
     // forks, their servers and browsers on two cores, a step can take three times as long.
     testTimeout: 90_000,
     hookTimeout: 120_000,
@@ -12,8 +12,12 @@ export default defineConfig({
     // Every spawned `dealroom` inherits it; core/passwords.test.ts checks the default cost.
     env: { PASSWORD_SCRYPT_N: '1024' },
     pool: 'forks',
-    // A test file's imports are loaded once per fork, not again for every file (about a tenth
-    // of the run). Test files share no state but what they make: no module mocks, no env writes.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    // Three forks on two cores: much of a test's time is spent waiting on a server, a spawned
+    // process or a browser, and a third fork fills it (a fourth gained nothing). All three are
+    // kept for the whole run: with isolate off, a fork that vitest 3.2 stops when idle takes
+    // the files queued for it along, unreported. A test file's imports are loaded once per
+    // fork, not again for every file (about a tenth of the run). Test files share no state
+    // but what they make: no module mocks, no env writes.
+    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false } },
   },
 });
