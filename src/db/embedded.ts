@@ -1,6 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../core/threads.ts';
 import type { Database, Queryable, QueryOptions } from './database.ts';
@@ -25,25 +23,12 @@ export interface EmbeddedOptions {
 }
 
 /**
- * PGlite's WebAssembly modules, compiled once per process and handed to every thread that
- * opens a store: a compiled module crosses threads with its code, so a thread started after a
- * timeout (or each of a test run's many stores) neither compiles the engine again nor tiers
- * up its hot functions again, and boots in about two thirds of the time.
+ * PGlite's WebAssembly modules, compiled by the first thread that opens a store in this
+ * process and handed to every later one: a compiled module crosses threads with its code, so a
+ * thread started after a timeout (or each of a test run's many stores) neither compiles the
+ * engine again nor tiers up its hot functions again, and boots in about two thirds of the time.
  */
-let artifacts: Promise<EngineArtifacts> | undefined;
-
-function engineArtifacts(): Promise<EngineArtifacts> {
-  artifacts ??= (async () => {
-    const dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-    const compile = (name: string) => WebAssembly.compile(readFileSync(join(dir, name)));
-    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
-      compile('pglite.wasm'),
-      compile('initdb.wasm'),
-    ]);
-    return { pgliteWasmModule, initdbWasmModule };
-  })();
-  return artifacts;
-}
+let engine: EngineArtifacts | undefined;
 
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
@@ -87,7 +72,7 @@ export async function openEmbedded(
     const thread = spawnModuleThread(import.meta.url, 'pglite-thread', {
       dataDir,
       loadDataDir: options.loadDataDir,
-      engine: await engineArtifacts(),
+      engine,
     });
     let onError: (err: Error) => void = () => undefined;
     let onExit: (code: number) => void = () => undefined;
@@ -96,8 +81,10 @@ export async function openEmbedded(
       onError = reject;
       onExit = (code) => reject(new Error(`the embedded store's thread exited (${code})`));
       onMessage = (reply) => {
-        if ('ready' in reply) resolve();
-        else if ('failed' in reply) reject(new Error(reply.failed));
+        if ('ready' in reply) {
+          engine ??= reply.engine;
+          resolve();
+        } else if ('failed' in reply) reject(new Error(reply.failed));
       };
       thread.on('error', onError);
       thread.on('exit', onExit);

@@ -5,7 +5,8 @@
  * message per statement and may abandon this thread when a statement runs too long.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
@@ -20,7 +21,8 @@ export type ThreadRequest =
 export type ThreadReply =
   | { id: number; rows: unknown[] }
   | { id: number; error: { message: string; code?: string; name: string } }
-  | { ready: true }
+  /** The engine goes back with the first thread's answer, for the next thread (embedded.ts). */
+  | { ready: true; engine?: EngineArtifacts }
   | { failed: string }
   /** A NOTIFY on a channel the main thread listens to (delivered at its transaction's commit). */
   | { notification: { channel: string; payload: string } };
@@ -117,7 +119,7 @@ class PreparedStatements {
   }
 }
 
-/** PGlite's engine, compiled once by the process that starts the thread (embedded.ts). */
+/** PGlite's engine, compiled once per process: by the first thread, which hands it back. */
 export interface EngineArtifacts {
   pgliteWasmModule: WebAssembly.Module;
   initdbWasmModule: WebAssembly.Module;
@@ -127,15 +129,28 @@ interface ThreadData {
   dataDir?: string | undefined;
   /** A tarball of a data folder to start from when the store has none yet. */
   loadDataDir?: string | undefined;
-  engine: EngineArtifacts;
+  engine?: EngineArtifacts | undefined;
+}
+
+/** PGlite's WebAssembly modules, compiled from its package's files. */
+async function compileEngine(): Promise<EngineArtifacts> {
+  const dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const compile = (name: string) => WebAssembly.compile(readFileSync(join(dir, name)));
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+    compile('pglite.wasm'),
+    compile('initdb.wasm'),
+  ]);
+  return { pgliteWasmModule, initdbWasmModule };
 }
 
 async function serve(
   port: NonNullable<typeof parentPort>,
-  { dataDir, loadDataDir, engine }: ThreadData,
+  { dataDir, loadDataDir, engine: given }: ThreadData,
 ): Promise<void> {
   let db: PGlite;
+  let engine: EngineArtifacts;
   try {
+    engine = given ?? (await compileEngine());
     const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
     const options = {
       pgliteWasmModule: engine.pgliteWasmModule,
@@ -194,7 +209,7 @@ async function serve(
       } satisfies ThreadReply);
     }
   });
-  port.postMessage({ ready: true } satisfies ThreadReply);
+  port.postMessage({ ready: true, ...(given ? {} : { engine }) } satisfies ThreadReply);
 }
 
 if (parentPort) await serve(parentPort, workerData as ThreadData);
