@@ -6,7 +6,7 @@ import { isUuid } from '../core/ids.ts';
 import { type PageRequest, PaginationQuery, toPageRequest } from '../core/query.ts';
 import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
-import type { KeptBody } from '../routing/kept-bodies.ts';
+import type { KeptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
 import { roomListStamp, roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
@@ -58,20 +58,30 @@ export function roomListRoute<T extends TSchema>(
       if (version === undefined) throw apiErrors.dealRoomNotFound();
       const now = clock.now();
       const key = `${route.url} ${roomId.toLowerCase()} ${pageRequest.page} ${pageRequest.perPage}`;
-      let body = kept.get(key, version, now.getTime());
-      if (!body) {
+      return sendKeptPage(reply, kept, { key, stamp: version, now, pageRequest }, async () => {
         const page = await route.list(teamId, roomId, pageRequest, now);
-        const rendered = reply.serialize(list(page, pageRequest)) as string;
-        body = kept.set(key, version, rendered, route.validUntil?.(page.items, now));
-      }
-      return sendKept(reply, body);
+        return { page, stamp: version, validUntil: route.validUntil?.(page.items, now) };
+      });
     },
   );
 }
 
-/** A kept (or just rendered) list page, with the ETag made when it was kept. */
-function sendKept(reply: FastifyReply, kept: KeptBody) {
-  return reply.header('ETag', kept.etag).type('application/json; charset=utf-8').send(kept.body);
+/**
+ * A list page as kept under `key` while its stamp holds; otherwise read, rendered and kept
+ * at the stamp the read gives, with the ETag made when it was kept.
+ */
+async function sendKeptPage<T>(
+  reply: FastifyReply,
+  kept: KeptBodies,
+  at: { key: string; stamp: string | undefined; now: Date; pageRequest: PageRequest },
+  read: () => Promise<{ page: Page<T>; stamp: string; validUntil?: number | undefined }>,
+) {
+  let body = at.stamp === undefined ? undefined : kept.get(at.key, at.stamp, at.now.getTime());
+  if (!body) {
+    const { page, stamp, validUntil } = await read();
+    body = kept.set(at.key, stamp, reply.serialize(list(page, at.pageRequest)) as string, validUntil);
+  }
+  return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
 }
 
 export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }: RouteDeps): void {
@@ -93,18 +103,14 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
       const pageRequest = toPageRequest(request.query);
       const { teamId } = request.caller;
       const { status } = request.query;
-      const now = clock.now().getTime();
       const key = `/deal-rooms ${teamId} ${status ?? ''} ${pageRequest.page} ${pageRequest.perPage}`;
       const stamp = await roomListStamp(db, teamId, { status, ...pageWindow(pageRequest) });
-      let body = stamp === undefined ? undefined : kept.get(key, stamp, now);
-      if (!body) {
+      return sendKeptPage(reply, kept, { key, stamp, now: clock.now(), pageRequest }, async () => {
         // Kept at the stamp of what was read, which may be newer than the one above.
         const read = await listDealRooms(db, teamId, { ...pageRequest, status });
-        const rendered = reply.serialize(list(read.page, pageRequest)) as string;
         // No stamp only for a team that is gone: never asked for again (see above).
-        body = kept.set(key, read.stamp ?? '', rendered);
-      }
-      return sendKept(reply, body);
+        return { page: read.page, stamp: read.stamp ?? '' };
+      });
     },
   );
 
