@@ -20,4 +20,4 @@ USER node
 EXPOSE 8080 8081 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "bin/dealroom.mjs", "serve"]
+CMD ["bin/dealroom", "serve"]

@@ -13,7 +13,8 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startSmtpServer } from '../src/testing/smtp.ts';
@@ -57,7 +58,10 @@ interface StoreReport {
   store: string;
   importSeconds: number;
   importPeakMiB: number;
+  /** Just after start and the first reads. */
   idleRssMiB: number;
+  /** After 20 s without a request. */
+  settledRssMiB: number;
   loadRssMiB: number;
   rows: Row[];
   writes: WriteReport;
@@ -120,10 +124,12 @@ async function benchStore(
       const adminToken = 'bench-admin-token-0123456789';
       const smtp = await startSmtpServer();
       const server = await startListening(
-        [process.execPath, join(import.meta.dirname, '../bin/dealroom.mjs'), 'serve', '--port', '0'],
+        // The `dealroom` command as installed (its launcher), run by this node.
+        [join(import.meta.dirname, '../bin/dealroom'), 'serve', '--port', '0'],
         // The worker runs in the server; the bench's receiver is on loopback.
         {
           ...env,
+          PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
           ADMIN_TOKEN: adminToken,
           MANAGEMENT_PORT: '0',
           WEB_PORT: '0',
@@ -179,6 +185,10 @@ async function benchStore(
           ]),
         ];
         const idleRssMiB = rssMiB(pid);
+        // Idle as a running service is: no request for 20 s, by when V8 has given back what
+        // starting took (its memory reducer begins 8 s after the last full collection).
+        await sleep(20_000);
+        const settledRssMiB = rssMiB(pid);
         const stopSampling = sampleRss(pid);
         const rows: Row[] = [];
         for (const [name, path] of scenarios) {
@@ -316,6 +326,7 @@ async function benchStore(
           importSeconds,
           importPeakMiB,
           idleRssMiB,
+          settledRssMiB,
           loadRssMiB,
           rows,
           writes,
@@ -521,9 +532,9 @@ function targets(shape: GeneratedShape, reports: StoreReport[]): string[] {
       row(store, 'no event-loop stall over 50 ms', `longest ${stall.toFixed(0)} ms`, stall <= 50);
       row(
         store,
-        'server RSS at idle under 250 MB',
-        `${r.idleRssMiB.toFixed(0)} MiB`,
-        r.idleRssMiB * 1.048576 < 250,
+        'server RSS at idle (20 s without a request) under 250 MB',
+        `${r.settledRssMiB.toFixed(0)} MiB (${r.idleRssMiB.toFixed(0)} MiB just after start)`,
+        r.settledRssMiB * 1.048576 < 250,
       );
     }
   }
@@ -551,7 +562,7 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
     lines.push(`## ${r.store === 'postgres' ? 'PostgreSQL' : 'Embedded store'}`, '');
     lines.push(
       `- Import: ${r.importSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importSeconds).toLocaleString('en-US')} views/s; importer peak RSS ${r.importPeakMiB} MiB.`,
-      `- Server RSS: ${r.idleRssMiB.toFixed(0)} MiB idle after start, ${r.loadRssMiB.toFixed(0)} MiB at most under load.`,
+      `- Server RSS: ${r.idleRssMiB.toFixed(0)} MiB just after start and the first reads, ${r.settledRssMiB.toFixed(0)} MiB after 20 s without a request, ${r.loadRssMiB.toFixed(0)} MiB at most under load.`,
       '',
       '| request | body bytes | req/s | × bare | × one-query | one-query req/s | p50 ms | p99 ms | non-2xx | max event-loop delay ms |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

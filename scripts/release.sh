@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the production copy of the service in OUT (default ./release): the compiled
 # JavaScript, the migrations, the client package and production dependencies only. The
-# Dockerfile runs exactly this; so does CI, which then starts the result with plain node.
+# Dockerfile runs exactly this; so does CI, which then starts the result.
 #
 #   scripts/release.sh [OUT]
-#   node OUT/bin/dealroom.mjs migrate && node OUT/bin/dealroom.mjs serve
+#   OUT/bin/dealroom migrate && OUT/bin/dealroom serve
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(mkdir -p "${1:-$root/release}" && cd "${1:-$root/release}" && pwd)"

@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +21,9 @@ import { BIN, dealroom, startServer, startWorkerProcess } from '../testing/proce
 import { startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
+
+/** A running process's environment, one `NAME=value` an entry. */
+const environOf = (pid: number | undefined) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
 // Every step here starts a real process (and, on the embedded store, boots PGlite in it),
 // which takes seconds on a loaded two-core machine.
@@ -73,14 +84,23 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
   it('starts the management API only with ADMIN_TOKEN, on its own port, with /metrics there', async () => {
     const plain = await startServer([], env);
     try {
+      // The launcher (bin/dealroom) became node itself, with glibc's trim threshold held.
+      expect(readlinkSync(`/proc/${plain.child.pid}/exe`)).toBe(realpathSync(process.execPath));
+      expect(environOf(plain.child.pid)).toContain('MALLOC_TRIM_THRESHOLD_=131072');
       expect(plain.output()).not.toMatch(/Management API/);
       expect((await fetch(`${plain.base}/metrics`)).status).toBe(404);
     } finally {
       await plain.stop();
     }
     const token = 'a-long-enough-admin-token';
-    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
+    const server = await startServer([], {
+      ...env,
+      ADMIN_TOKEN: token,
+      MANAGEMENT_PORT: '0',
+      MALLOC_TRIM_THRESHOLD_: '262144',
+    });
     try {
+      expect(environOf(server.child.pid)).toContain('MALLOC_TRIM_THRESHOLD_=262144');
       const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
       expect(manage).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

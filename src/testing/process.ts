@@ -1,7 +1,30 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
+import { delimiter, dirname } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
+/** The service's entry, run by node. */
 export const BIN = fileURLToPath(new URL('../../bin/dealroom.mjs', import.meta.url));
+/** The `dealroom` command as installed: a launcher that runs BIN with the node on PATH. */
+export const COMMAND = fileURLToPath(new URL('../../bin/dealroom', import.meta.url));
+
+/**
+ * The `dealroom` command with these settings, run by the same node as the tests (first on
+ * PATH for the launcher), as a person or a supervisor starts it.
+ */
+export function spawnDealroom(
+  args: string[],
+  env: Record<string, string>,
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(COMMAND, args, {
+    env: {
+      ...process.env,
+      ...env,
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 export interface RunResult {
   code: number | null;
@@ -12,10 +35,7 @@ export interface RunResult {
 /** Runs `dealroom ARGS` to completion. */
 export function dealroom(args: string[], env: Record<string, string>): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnDealroom(args, env);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -39,10 +59,7 @@ export interface Server {
 /** Starts `dealroom serve` on a free port and resolves once it listens. */
 export function startServer(args: string[], env: Record<string, string>): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnDealroom(['serve', '--port', '0', ...args], { LOG_LEVEL: 'info', ...env });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
@@ -82,10 +99,7 @@ export interface WorkerProcess {
 /** Starts `dealroom worker` and resolves once it runs. */
 export function startWorkerProcess(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnDealroom(['worker', ...args], { LOG_LEVEL: 'warn', ...env });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 30_000);
