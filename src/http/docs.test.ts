@@ -36,6 +36,7 @@ describe.runIf(hasChromium)('API reference page (headless Chromium)', () => {
         /default-src 'self'.*connect-src 'self'.*frame-ancestors 'none'/,
       );
       expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(await page.title()).toBe('Deal Room Analytics API reference');
       for (const summary of [
         'List deal rooms',
         'Get a deal room',

@@ -32,6 +32,7 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     cdn: 'js/scalar.js',
     _integration: 'fastify',
     url: OPENAPI_PATH,
+    pageTitle: 'Deal Room Analytics API reference',
     title: 'Deal Room Analytics API reference',
     withDefaultFonts: false,
     telemetry: false,
