@@ -13,10 +13,11 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { COMMAND, commandEnv } from '../src/testing/process.ts';
 import { startSmtpServer } from '../src/testing/smtp.ts';
 import { benchDashboard, type DashboardPageTime } from './dashboard.ts';
 import { benchDocuments, type DocumentsReport } from './documents.ts';
@@ -125,11 +126,10 @@ async function benchStore(
       const smtp = await startSmtpServer();
       const server = await startListening(
         // The `dealroom` command as installed (its launcher), run by this node.
-        [join(import.meta.dirname, '../bin/dealroom'), 'serve', '--port', '0'],
+        [COMMAND, 'serve', '--port', '0'],
         // The worker runs in the server; the bench's receiver is on loopback.
-        {
+        commandEnv({
           ...env,
-          PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
           ADMIN_TOKEN: adminToken,
           MANAGEMENT_PORT: '0',
           WEB_PORT: '0',
@@ -137,7 +137,7 @@ async function benchStore(
           // Visit emails through a real SMTP server process, sent as soon as the visit is in.
           SMTP_URL: smtp.url,
           VISIT_EMAIL_DELAY_SECONDS: '0',
-        },
+        }),
         /Analytics API listening on (http:\/\/[^\s]+)/,
       );
       const manage = {

@@ -8,22 +8,21 @@ export const BIN = fileURLToPath(new URL('../../bin/dealroom.mjs', import.meta.u
 /** The `dealroom` command as installed: a launcher that runs BIN with the node on PATH. */
 export const COMMAND = fileURLToPath(new URL('../../bin/dealroom', import.meta.url));
 
-/**
- * The `dealroom` command with these settings, run by the same node as the tests (first on
- * PATH for the launcher), as a person or a supervisor starts it.
- */
+/** The environment to start COMMAND in: these settings, and this process's node first on PATH. */
+export function commandEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...env,
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+  };
+}
+
+/** The `dealroom` command with these settings, as a person or a supervisor starts it. */
 export function spawnDealroom(
   args: string[],
   env: Record<string, string>,
 ): ChildProcessByStdio<null, Readable, Readable> {
-  return spawn(COMMAND, args, {
-    env: {
-      ...process.env,
-      ...env,
-      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(COMMAND, args, { env: commandEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export interface RunResult {
