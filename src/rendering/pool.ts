@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { DEFAULT_FILE_LIMITS, type FileLimits } from '../config.ts';
 import { ApiError, ERRORS } from '../core/errors.ts';
+import { threadBundle } from '../core/threads.ts';
 import { type FileTask, type PageImage, REFUSED, UNREADABLE } from './protocol.ts';
 
 /** The widths every page is rendered at (device pixels): a laptop's, a phone's, a thumbnail's. */
@@ -28,7 +29,7 @@ export interface FileWork {
 
 export function createFileWork(limits: FileLimits = DEFAULT_FILE_LIMITS): FileWork {
   const filename = import.meta.url.endsWith('.ts')
-    ? new URL('./task-boot.mjs', import.meta.url).href
+    ? (threadBundle(import.meta.url, 'task') ?? new URL('./task-boot.mjs', import.meta.url)).href
     : new URL('./task.js', import.meta.url).href;
   const pool = (maxThreads: number) =>
     new Piscina({

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { makeTemplates, type StoreTemplates } from './templates.ts';
+import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,7 +17,8 @@ export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 /**
  * Decides once whether the shared suites also run on PostgreSQL: TEST_DATABASE_URL, or the
  * local server when it answers. With REQUIRE_POSTGRES=1 (CI) an unreachable server fails
- * the run instead of skipping those suites. Makes the stores' templates, removed after the run.
+ * the run instead of skipping those suites. Makes the stores' templates and the threads'
+ * bundles, removed after the run.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
@@ -40,7 +42,13 @@ export default async function setup(project: TestProject): Promise<() => void> {
   // Each store is migrated once per run; every suite gets a copy (testing/stores.ts).
   const { templates, remove } = await makeTemplates(reachable ? url : '');
   project.provide('templates', templates);
-  return remove;
+  // Set before the forks start, which inherit it (and the processes they spawn ignore it).
+  const threads = await bundleThreads();
+  Object.assign(process.env, threads.env);
+  return () => {
+    remove();
+    threads.remove();
+  };
 }
 
 export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';

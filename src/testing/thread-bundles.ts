@@ -1,0 +1,39 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { THREAD_BUNDLES_ENV } from '../core/threads.ts';
+
+/** Every module the service runs as a thread's entry, by the name its spawner asks for. */
+const THREAD_ENTRIES = {
+  'pglite-thread': 'src/db/pglite-thread.ts',
+  'view-thread-entry': 'src/tracking/view-thread-entry.ts',
+  task: 'src/rendering/task.ts',
+};
+
+/**
+ * The threads' entries bundled from the sources once per run, each with the project's modules
+ * it imports (packages stay imports), so that a thread started by a test loads one JavaScript
+ * file instead of registering tsx and compiling its sources again: most of a second of CPU per
+ * thread, for the hundred-odd threads a run starts. Kept under node_modules so that the
+ * bundles resolve packages as the sources do; the folder goes with the run.
+ */
+export async function bundleThreads(): Promise<{ env: Record<string, string>; remove: () => void }> {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const parent = join(root, 'node_modules', '.cache');
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(join(parent, 'dealroom-threads-'));
+  await build({
+    absWorkingDir: root,
+    entryPoints: THREAD_ENTRIES,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'error',
+  });
+  return { env: { [THREAD_BUNDLES_ENV]: dir }, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
