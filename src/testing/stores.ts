@@ -7,6 +7,7 @@ import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
 import { type Migration, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
+import { lentEmbeddedStore } from './lent-stores.ts';
 import { tempDir } from './temp.ts';
 import { databaseUrl } from './templates.ts';
 
@@ -44,13 +45,9 @@ export async function openTestStore(
 ): Promise<TestStore> {
   const templates = inject('templates');
   if (kind === 'embedded') {
-    // Tests share two cores with a browser and several servers: a statement may wait its turn
-    // far longer than in service, and a timeout would restart an in-memory store empty.
-    const db = await openEmbedded(undefined, {
-      statementTimeoutMs: 60_000,
-      loadDataDir: migrations ? undefined : templates.embeddedMigrated,
-    });
-    if (migrations) await migrate(db, migrations);
+    if (!migrations) return lentEmbeddedStore();
+    const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
+    await migrate(db, migrations);
     return db;
   }
   const server = inject('postgresUrl');

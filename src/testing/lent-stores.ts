@@ -1,0 +1,139 @@
+import { inject } from 'vitest';
+import type { Database } from '../db/database.ts';
+import { openEmbedded } from '../db/embedded.ts';
+
+/**
+ * In-memory embedded stores that earlier suites of this process closed, each emptied back to
+ * the migrated template: the next suite takes one instead of booting another thread (about
+ * half a second of CPU each, for some fifty suites a run). A suite sees a store exactly as a
+ * new one: the template's schema, no rows, no session settings, no listener of an earlier
+ * suite. A store whose schema a suite changed is closed instead, and each is closed after
+ * LENDS_PER_STORE suites, so no thread carries a long history of statements it prepared.
+ */
+const idle: { db: Database; lends: number }[] = [];
+const LENDS_PER_STORE = 5;
+
+/** The template's tables (but the migrations' own) and its schema's fingerprint. */
+let template: { tables: string[]; shape: string } | undefined;
+
+export async function lentEmbeddedStore(): Promise<Database> {
+  const reused = idle.pop();
+  const store = reused ?? {
+    // Tests share two cores with a browser and several servers: a statement may wait its turn
+    // far longer than in service, and a timeout would restart an in-memory store empty.
+    db: await openEmbedded(undefined, {
+      statementTimeoutMs: 60_000,
+      loadDataDir: inject('templates').embeddedMigrated,
+    }),
+    lends: 0,
+  };
+  template ??= {
+    tables: (
+      await store.db.query<{ name: string }>(
+        `SELECT format('%I', tablename) AS name FROM pg_tables
+          WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`,
+      )
+    ).map((row) => row.name),
+    shape: await shapeOf(store.db),
+  };
+  store.lends++;
+  return lend(store);
+}
+
+/** The store as one suite sees it: closing it empties it for the next, or closes it. */
+function lend(store: { db: Database; lends: number }): Database {
+  const { db } = store;
+  const stops: (() => Promise<void>)[] = [];
+  let returned = false;
+  const open = () => {
+    if (returned) throw new Error('the store is closed');
+  };
+  return {
+    kind: db.kind,
+    notifiesBeforeCommitReturns: db.notifiesBeforeCommitReturns,
+    async query(sql, params, options) {
+      open();
+      return db.query(sql, params, options);
+    },
+    async exec(script) {
+      open();
+      return db.exec(script);
+    },
+    async copyFrom(table, columns, text) {
+      open();
+      return db.copyFrom(table, columns, text);
+    },
+    async transaction(work) {
+      open();
+      return db.transaction(work);
+    },
+    poolStats: () => db.poolStats(),
+    async ping() {
+      open();
+      return db.ping();
+    },
+    async listen(channel, handler) {
+      open();
+      const stop = await db.listen(channel, handler);
+      stops.push(stop);
+      return stop;
+    },
+    async close() {
+      if (returned) return;
+      returned = true;
+      for (const stop of stops) await stop();
+      if (store.lends < LENDS_PER_STORE && (await emptied(db))) idle.push(store);
+      else await db.close();
+    },
+  };
+}
+
+/**
+ * Back to the template: any transaction left open rolled back, every table written to
+ * truncated, session settings and advisory locks dropped. False (the store is then closed)
+ * when the schema is no longer the template's or any step fails.
+ */
+async function emptied(db: Database): Promise<boolean> {
+  if (!template) return false;
+  try {
+    await db.exec('ROLLBACK');
+    if ((await shapeOf(db)) !== template.shape) return false;
+    const written = await db.query<{ name: string }>(
+      `SELECT name FROM unnest($1::text[]) AS name WHERE pg_relation_size(name::regclass) > 0`,
+      [template.tables],
+    );
+    const names = written.map((row) => row.name);
+    if (names.length > 0) await db.exec(`TRUNCATE ${names.join(', ')} CASCADE`);
+    await db.exec('RESET ALL; SELECT pg_advisory_unlock_all()');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A fingerprint of the schema: relations, columns, constraints, functions and triggers. */
+async function shapeOf(db: Database): Promise<string> {
+  const [row] = await db.query<{ shape: string }>(
+    `SELECT md5(string_agg(item, ',' ORDER BY item)) AS shape FROM (
+       SELECT c.relkind::text || ' ' || n.nspname || '.' || c.relname AS item
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+       UNION ALL
+       SELECT 'a ' || a.attrelid::regclass || '.' || a.attname || ' ' || a.atttypid::text || ' ' || a.attnotnull::text
+              || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE n.nspname = 'public' AND a.attnum > 0 AND NOT a.attisdropped
+       UNION ALL
+       SELECT 'c ' || conrelid::regclass || '.' || conname || ' ' || pg_get_constraintdef(oid)
+         FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+       UNION ALL
+       SELECT 'f ' || p.oid::regprocedure || ' ' || md5(p.prosrc)
+         FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
+       UNION ALL
+       SELECT 't ' || tgrelid::regclass || '.' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
+     ) items`,
+  );
+  return row?.shape ?? '';
+}
