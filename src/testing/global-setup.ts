@@ -17,8 +17,8 @@ export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 /**
  * Decides once whether the shared suites also run on PostgreSQL: TEST_DATABASE_URL, or the
  * local server when it answers. With REQUIRE_POSTGRES=1 (CI) an unreachable server fails
- * the run instead of skipping those suites. Makes the stores' templates and the threads'
- * bundles, removed after the run.
+ * the run instead of skipping those suites. Makes the stores' templates (kept for later
+ * runs) and the threads' bundles (removed after the run).
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
@@ -40,15 +40,11 @@ export default async function setup(project: TestProject): Promise<() => void> {
   project.provide('redisUrl', redisReachable ? redisUrl : '');
 
   // Each store is migrated once per run; every suite gets a copy (testing/stores.ts).
-  const { templates, remove } = await makeTemplates(reachable ? url : '');
-  project.provide('templates', templates);
+  project.provide('templates', await makeTemplates(reachable ? url : ''));
   // Set before the forks start, which inherit it (and the processes they spawn ignore it).
   const threads = await bundleThreads();
   Object.assign(process.env, threads.env);
-  return () => {
-    remove();
-    threads.remove();
-  };
+  return threads.remove;
 }
 
 export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';

@@ -1,7 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import pg from 'pg';
@@ -9,7 +20,7 @@ import { openEmbedded } from '../db/embedded.ts';
 import { loadMigrations, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
 
-/** What every test store is cloned from, made once per run by the global setup. */
+/** What every test store is cloned from, made by the global setup when a run needs them. */
 export interface StoreTemplates {
   /** A fresh embedded data folder (a cluster, no migration): copied for each served store. */
   embeddedEmpty: string;
@@ -20,33 +31,66 @@ export interface StoreTemplates {
 }
 
 /**
- * Makes the templates: booting a PGlite cluster costs seconds and migrating each store again
- * for every describe block most of the suite's time, where a copy costs a few milliseconds.
- * Returns them, and how to remove the embedded ones after the run.
+ * The templates: booting a PGlite cluster costs seconds and migrating each store again for
+ * every describe block most of the suite's time, where a copy costs a few milliseconds. Each
+ * is named by what it is made from and kept for later runs: the embedded ones under
+ * node_modules/.cache, the PostgreSQL one as a database of the server.
  */
-export async function makeTemplates(
-  postgresUrl: string,
-): Promise<{ templates: StoreTemplates; remove: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'dealroom-templates-'));
-  const embeddedEmpty = join(dir, 'empty');
-  await (await openEmbedded(embeddedEmpty)).close();
-  const migratedDir = join(dir, 'migrated');
-  cpSync(embeddedEmpty, migratedDir, { recursive: true });
-  const db = await openEmbedded(migratedDir);
-  await migrate(db);
-  await db.close();
-  const dumper = new PGlite({ fs: new NodeFS(migratedDir) });
-  await dumper.waitReady;
-  const tarball = await dumper.dumpDataDir('none');
-  await dumper.close();
-  const embeddedMigrated = join(dir, 'migrated.tar');
-  writeFileSync(embeddedMigrated, Buffer.from(await tarball.arrayBuffer()));
-  rmSync(migratedDir, { recursive: true, force: true });
-  const postgresTemplate = postgresUrl ? await postgresTemplateOf(postgresUrl) : '';
-  return {
-    templates: { embeddedEmpty, embeddedMigrated, postgresTemplate },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+export async function makeTemplates(postgresUrl: string): Promise<StoreTemplates> {
+  const [embedded, postgresTemplate] = await Promise.all([
+    embeddedTemplates(),
+    postgresUrl ? postgresTemplateOf(postgresUrl) : '',
+  ]);
+  return { ...embedded, postgresTemplate };
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EMBEDDED_CACHE = join(ROOT, 'node_modules', '.cache', 'dealroom-templates');
+
+/**
+ * The embedded templates for these migrations, this PGlite and this way of opening a store,
+ * in a folder named by all three. Made in a folder of its own and renamed once complete, so a
+ * run stopped half-way never leaves one that looks whole; those of earlier migrations go.
+ */
+async function embeddedTemplates(): Promise<Pick<StoreTemplates, 'embeddedEmpty' | 'embeddedMigrated'>> {
+  const hash = createHash('sha256');
+  for (const m of loadMigrations()) hash.update(`${m.name}\n${m.sql}\n`);
+  const pglite = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  hash.update(readFileSync(join(pglite, '..', 'package.json')));
+  for (const source of ['src/db/pglite-thread.ts', 'src/db/embedded.ts', 'src/testing/templates.ts']) {
+    hash.update(readFileSync(join(ROOT, source)));
+  }
+  const key = hash.digest('hex').slice(0, 16);
+  const dir = join(EMBEDDED_CACHE, key);
+  const made = { embeddedEmpty: join(dir, 'empty'), embeddedMigrated: join(dir, 'migrated.tar') };
+  if (existsSync(made.embeddedMigrated)) return made;
+
+  mkdirSync(EMBEDDED_CACHE, { recursive: true });
+  const building = mkdtempSync(join(EMBEDDED_CACHE, 'building-'));
+  try {
+    const empty = join(building, 'empty');
+    await (await openEmbedded(empty)).close();
+    const migratedDir = join(building, 'migrated');
+    cpSync(empty, migratedDir, { recursive: true });
+    const db = await openEmbedded(migratedDir);
+    await migrate(db);
+    await db.close();
+    const dumper = new PGlite({ fs: new NodeFS(migratedDir) });
+    await dumper.waitReady;
+    const tarball = await dumper.dumpDataDir('none');
+    await dumper.close();
+    writeFileSync(join(building, 'migrated.tar'), Buffer.from(await tarball.arrayBuffer()));
+    rmSync(migratedDir, { recursive: true, force: true });
+    for (const old of readdirSync(EMBEDDED_CACHE)) {
+      if (!old.startsWith('building-')) rmSync(join(EMBEDDED_CACHE, old), { recursive: true, force: true });
+    }
+    renameSync(building, dir);
+  } catch (err) {
+    rmSync(building, { recursive: true, force: true });
+    // Another run made the same templates meanwhile.
+    if (!existsSync(made.embeddedMigrated)) throw err;
+  }
+  return made;
 }
 
 /**
