@@ -14,6 +14,7 @@ import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, dealroom, startServer } from '../testing/process.ts';
+import { migratedStoreFolder } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
 
 /**
@@ -71,7 +72,7 @@ describe('embedded store privacy and integrity', () => {
 
   it('refuses a store with PG_VERSION gone instead of opening it empty', async () => {
     const dataDir = join(root, 'damaged');
-    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
+    migratedStoreFolder(dataDir);
     rmSync(join(dataDir, 'pgdata', 'PG_VERSION'));
     const result = await dealroom(['migrate'], envFor(dataDir));
     expect(result.code).toBe(1);
@@ -82,7 +83,7 @@ describe('embedded store privacy and integrity', () => {
 
   it('names the folder when the store cannot be opened, instead of a WebAssembly abort', async () => {
     const dataDir = join(root, 'corrupt');
-    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
+    migratedStoreFolder(dataDir);
     writeFileSync(join(dataDir, 'pgdata', 'global', 'pg_control'), 'not a control file');
     const result = await dealroom(['migrate'], envFor(dataDir));
     expect(result.code).toBe(1);
@@ -111,7 +112,7 @@ describe('embedded store privacy and integrity', () => {
 
   it("sends nothing to a socket a planted lock names: only its own folder's socket is trusted", async () => {
     const dataDir = join(root, 'planted');
-    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
+    migratedStoreFolder(dataDir);
     const evil = join(tempDir('evil'), 'evil.sock');
     let contacted = false;
     const listener = createNetServer((socket) => {
@@ -189,7 +190,7 @@ describe('embedded store privacy and integrity', () => {
     const dataDir = join(root, 'served');
     const team = join(root, 'team.ndjson');
     writeFileSync(team, '{"type":"team","id":"00000000-0000-4000-8000-000000000001","name":"x"}\n');
-    expect((await dealroom(['migrate'], envFor(dataDir))).code).toBe(0);
+    migratedStoreFolder(dataDir);
     expect((await dealroom(['import', team], envFor(dataDir))).code).toBe(0);
     // Something planted where the socket goes does not stop the server.
     writeFileSync(join(dataDir, 'control.sock'), 'planted');

@@ -13,6 +13,7 @@ import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { trackPool } from '../db/metrics.ts';
 import type { TypedFastify } from '../routing/types.ts';
+import { KEPT_COMPILERS } from './compilers.ts';
 import {
   clientError,
   frameworkError,
@@ -58,6 +59,7 @@ export function createServer(options: ServerOptions): TypedFastify {
     genReqId: requestIdFor,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
+    schemaController: KEPT_COMPILERS,
     // While closing, requests that arrive on open connections are still answered (the
     // store stays open until the server has closed); /readyz already says 503 by then.
     return503OnClosing: false,

@@ -11,7 +11,22 @@ type Json = Record<string, any>;
  * suites receive, so the document cannot drift from what the service does.
  */
 export function openApiContract(app: FastifyInstance) {
-  const document = (app as unknown as { swagger(): Json }).swagger();
+  const text = JSON.stringify((app as unknown as { swagger(): Json }).swagger());
+  let contract = contracts.get(text);
+  if (!contract) {
+    contract = contractOf(JSON.parse(text));
+    contracts.set(text, contract);
+  }
+  return contract;
+}
+
+/**
+ * The check for each document the run's apps publish: every app of a run publishes the same
+ * one, so each schema is compiled once per process rather than once per suite.
+ */
+const contracts = new Map<string, ReturnType<typeof contractOf>>();
+
+function contractOf(document: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   const operations = Object.entries<Json>(document.paths).map(([template, item]) => ({

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
@@ -116,4 +116,10 @@ export async function freshStoreEnv(
     env: { DATABASE_URL: databaseUrl(postgresUrl(), name), DATA_DIR: dataDir, WEB_PORT: '0' },
     drop: () => adminQuery(postgresUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
+}
+
+/** A data folder at `dataDir` holding a copy of the migrated embedded store, as `dealroom migrate` leaves one. */
+export function migratedStoreFolder(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  cpSync(inject('templates').embeddedMigratedFolder, join(dataDir, 'pgdata'), { recursive: true });
 }

@@ -26,6 +26,8 @@ export interface StoreTemplates {
   embeddedEmpty: string;
   /** The migrated embedded store as a tarball: each in-memory test store starts from it. */
   embeddedMigrated: string;
+  /** The same as a data folder: copied for a served store that starts migrated. */
+  embeddedMigratedFolder: string;
   /** The migrated PostgreSQL database each test database is created from ('' without PostgreSQL). */
   postgresTemplate: string;
 }
@@ -52,7 +54,7 @@ const EMBEDDED_CACHE = join(ROOT, 'node_modules', '.cache', 'dealroom-templates'
  * in a folder named by all three. Made in a folder of its own and renamed once complete, so a
  * run stopped half-way never leaves one that looks whole; those of earlier migrations go.
  */
-async function embeddedTemplates(): Promise<Pick<StoreTemplates, 'embeddedEmpty' | 'embeddedMigrated'>> {
+async function embeddedTemplates(): Promise<Omit<StoreTemplates, 'postgresTemplate'>> {
   const hash = createHash('sha256');
   for (const m of loadMigrations()) hash.update(`${m.name}\n${m.sql}\n`);
   const pglite = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
@@ -62,7 +64,11 @@ async function embeddedTemplates(): Promise<Pick<StoreTemplates, 'embeddedEmpty'
   }
   const key = hash.digest('hex').slice(0, 16);
   const dir = join(EMBEDDED_CACHE, key);
-  const made = { embeddedEmpty: join(dir, 'empty'), embeddedMigrated: join(dir, 'migrated.tar') };
+  const made = {
+    embeddedEmpty: join(dir, 'empty'),
+    embeddedMigrated: join(dir, 'migrated.tar'),
+    embeddedMigratedFolder: join(dir, 'migrated'),
+  };
   if (existsSync(made.embeddedMigrated)) return made;
 
   mkdirSync(EMBEDDED_CACHE, { recursive: true });
@@ -80,7 +86,6 @@ async function embeddedTemplates(): Promise<Pick<StoreTemplates, 'embeddedEmpty'
     const tarball = await dumper.dumpDataDir('none');
     await dumper.close();
     writeFileSync(join(building, 'migrated.tar'), Buffer.from(await tarball.arrayBuffer()));
-    rmSync(migratedDir, { recursive: true, force: true });
     for (const old of readdirSync(EMBEDDED_CACHE)) {
       if (!old.startsWith('building-')) rmSync(join(EMBEDDED_CACHE, old), { recursive: true, force: true });
     }
