@@ -137,7 +137,7 @@ describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', 
     }
   });
 
-  it('keeps the team’s rooms list too: one query for a repeated page, and every write seen at once', async () => {
+  it('keeps the team’s rooms list and each room too: one query for a repeated read, and every write seen at once', async () => {
     const { teamId, key, roomId, docId, linkId } = await room();
     const ctx = { db: s.db, clock: s.clock, appUrl: '' };
     const team = { ...ctx, teamId };
@@ -161,18 +161,33 @@ describe.each(storeKinds())('the rooms’ lists as one-query reads (%s store)', 
       expect(
         (await api.get(URLS[0] as string, key, { 'if-none-match': String(first.headers.etag) })).status,
       ).toBe(304);
-      expect((await api.get(URLS[0] as string, (await teamWithKey(s.db, s.clock)).key)).body.data).toEqual(
-        [],
+      const stranger = (await teamWithKey(s.db, s.clock)).key;
+      expect((await api.get(URLS[0] as string, stranger)).body.data).toEqual([]);
+      const detailUrl = `/v1/deal-rooms/${roomId}`;
+      const detail = await api.get(detailUrl, key);
+      const counted = counter.n;
+      const detailAgain = await api.get(detailUrl, key);
+      expect(detailAgain.raw).toBe(detail.raw);
+      expect(detailAgain.headers.etag).toBe(detail.headers.etag);
+      expect(counter.n - counted, "the room row's version is the one query").toBe(1);
+      expect((await api.get(detailUrl, key, { 'if-none-match': String(detail.headers.etag) })).status).toBe(
+        304,
       );
+      expect((await api.get(detailUrl, stranger)).status).toBe(404);
 
+      /** The lists' pages; the room's detail is read too, and must be what they show of it. */
       const read = async () => {
         const pages: Record<string, unknown>[][] = [];
-        for (const url of URLS) {
+        for (const url of [...URLS, detailUrl]) {
           const [a, b] = [await api.get(url, key), await s.api.get(url, key)];
           const c = await fresh.inject({ url, headers: { authorization: `Bearer ${key}` } });
           expect(a.raw, url).toBe(c.body);
           expect(b.raw, url).toBe(c.body);
-          pages.push(a.body.data);
+          if (url !== detailUrl) pages.push(a.body.data);
+          else if (a.status === 200) {
+            const listed = pages[0]?.find((r) => r.id === roomId);
+            expect(a.body.data, url).toMatchObject(listed ?? {});
+          }
         }
         return pages;
       };

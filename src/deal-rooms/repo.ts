@@ -95,13 +95,18 @@ export async function roomListStamp(
   return row && stampOf(row.team_version, row.rooms);
 }
 
+/**
+ * The room with its version (every column the detail shows is the room row's own, so the row's
+ * version stamps it), when it is the team's.
+ */
 export async function findDealRoom(
   db: Queryable,
   teamId: string,
   id: string,
-): Promise<DealRoomDetailRow | undefined> {
-  const rows = await db.query<DealRoomDetailRow>(
-    `SELECT ${ROOM_COLUMNS}, r.unique_viewers, r.duration_sum::float8 AS duration_sum
+): Promise<(DealRoomDetailRow & { room_version: string }) | undefined> {
+  const rows = await db.query<DealRoomDetailRow & { room_version: string }>(
+    `SELECT ${ROOM_COLUMNS}, r.unique_viewers, r.duration_sum::float8 AS duration_sum,
+            ${ROOM_VERSION} AS room_version
        FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
     [id, teamId],
     // A primary-key lookup: one plan fits every room, so it is planned once per connection.
@@ -136,6 +141,20 @@ export async function roomVersion(
     'SELECT figures_version::text AS version FROM deal_rooms WHERE id = $1 AND team_id = $2',
     [roomId, teamId],
     { prepared: 'room_version' },
+  );
+  return rows[0]?.version;
+}
+
+/** The room row's version (ROOM_VERSION), when the room is the team's: a detail read's one query. */
+export async function roomRowVersion(
+  db: Queryable,
+  teamId: string,
+  roomId: string,
+): Promise<string | undefined> {
+  const rows = await db.query<{ version: string }>(
+    `SELECT ${ROOM_VERSION} AS version FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
+    [roomId, teamId],
+    { prepared: 'room_row_version' },
   );
   return rows[0]?.version;
 }

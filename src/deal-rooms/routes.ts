@@ -8,7 +8,7 @@ import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
 import type { KeptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
-import { roomListStamp, roomVersion } from './repo.ts';
+import { roomListStamp, roomRowVersion, roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
 
@@ -126,8 +126,21 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
         response: responses(SingleEnvelope(DealRoomDetailSchema), { hasRoomId: true }),
       },
     },
-    async (request) => {
-      return single(await getDealRoom(db, request.caller.teamId, request.params.id));
+    // A one-query read like the lists: the room row's version decides whether the body
+    // rendered at it still holds; every column the body shows is the row's own.
+    async (request, reply) => {
+      const { teamId } = request.caller;
+      const roomId = request.params.id;
+      const version = isUuid(roomId) ? await roomRowVersion(db, teamId, roomId) : undefined;
+      if (version === undefined) throw apiErrors.dealRoomNotFound();
+      const key = `/deal-rooms/:id ${roomId.toLowerCase()}`;
+      let body = kept.get(key, version, clock.now().getTime());
+      if (!body) {
+        // Kept at the version of what was read, which may be newer than the one above.
+        const read = await getDealRoom(db, teamId, roomId);
+        body = kept.set(key, read.version, reply.serialize(single(read.room)) as string);
+      }
+      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
     },
   );
 }

@@ -20,10 +20,15 @@ export async function listDealRooms(
   return { page: pageFromRows(rows, toDealRoom) ?? { items: [], total: 0 }, stamp };
 }
 
-export async function getDealRoom(db: Queryable, teamId: string, id: string): Promise<DealRoomDetail> {
+/** The team's room, with the version of the row it was read from (a 404 for any other room). */
+export async function getDealRoom(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<{ room: DealRoomDetail; version: string }> {
   const row = isUuid(id) ? await repo.findDealRoom(db, teamId, id) : undefined;
   if (!row) throw apiErrors.dealRoomNotFound();
-  return toDealRoomDetail(row);
+  return { room: toDealRoomDetail(row), version: row.room_version };
 }
 
 export function toDealRoomDetail(row: repo.DealRoomDetailRow): DealRoomDetail {

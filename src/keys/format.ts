@@ -8,7 +8,8 @@ export const KEY_PREFIX = 'dr_live_';
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+/** The shape of a key, its checksum unchecked. */
+export const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 /** Characters of a key that may be shown to tell keys apart. */
 export const DISPLAY_PREFIX_LENGTH = KEY_PREFIX.length + 4;
 
@@ -19,7 +20,7 @@ export function generateApiKey(): string {
 
 /** True when `key` has the shape of a key and its checksum matches. */
 export function isWellFormedApiKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false;
+  if (!KEY_SHAPE.test(key)) return false;
   const body = key.slice(KEY_PREFIX.length);
   const expected = Buffer.from(checksum(body.slice(0, RANDOM_LENGTH)));
   const actual = Buffer.from(body.slice(RANDOM_LENGTH));
