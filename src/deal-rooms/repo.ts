@@ -128,9 +128,11 @@ export function roomPageSql(totalColumn: string, page: string): string {
 }
 
 /**
- * The room's figures version, when it is the team's: the delta module moves it with every
- * change to a figure of the room and every change to its documents or links
- * (aggregates/contents.ts), so a list of the room rendered at one version holds while it does.
+ * The room's version, when it is the team's (ROOM_VERSION): its row's, which every update of
+ * the row renews, and its figures version, which the delta module moves with every change to a
+ * figure of the room and every change to its documents or links (aggregates/contents.ts). The
+ * room's detail (its row's own columns) or a list of the room rendered at one version holds
+ * while it does.
  */
 export async function roomVersion(
   db: Queryable,
@@ -138,23 +140,9 @@ export async function roomVersion(
   roomId: string,
 ): Promise<string | undefined> {
   const rows = await db.query<{ version: string }>(
-    'SELECT figures_version::text AS version FROM deal_rooms WHERE id = $1 AND team_id = $2',
-    [roomId, teamId],
-    { prepared: 'room_version' },
-  );
-  return rows[0]?.version;
-}
-
-/** The room row's version (ROOM_VERSION), when the room is the team's: a detail read's one query. */
-export async function roomRowVersion(
-  db: Queryable,
-  teamId: string,
-  roomId: string,
-): Promise<string | undefined> {
-  const rows = await db.query<{ version: string }>(
     `SELECT ${ROOM_VERSION} AS version FROM deal_rooms r WHERE r.id = $1 AND r.team_id = $2`,
     [roomId, teamId],
-    { prepared: 'room_row_version' },
+    { prepared: 'room_version' },
   );
   return rows[0]?.version;
 }

@@ -8,7 +8,7 @@ import { responses } from '../core/responses.ts';
 import { RoomParams } from '../core/schemas.ts';
 import type { KeptBodies } from '../routing/kept-bodies.ts';
 import type { RouteDeps, TypedFastify } from '../routing/types.ts';
-import { roomListStamp, roomRowVersion, roomVersion } from './repo.ts';
+import { roomListStamp, roomVersion } from './repo.ts';
 import { DealRoomDetailSchema, DealRoomListQuery, DealRoomSchema } from './schemas.ts';
 import { getDealRoom, listDealRooms } from './service.ts';
 
@@ -126,12 +126,12 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
         response: responses(SingleEnvelope(DealRoomDetailSchema), { hasRoomId: true }),
       },
     },
-    // A one-query read like the lists: the room row's version decides whether the body
-    // rendered at it still holds; every column the body shows is the row's own.
+    // A one-query read like the lists: the room's version decides whether the body rendered
+    // at it still holds; every column the body shows is the room row's own.
     async (request, reply) => {
       const { teamId } = request.caller;
       const roomId = request.params.id;
-      const version = isUuid(roomId) ? await roomRowVersion(db, teamId, roomId) : undefined;
+      const version = isUuid(roomId) ? await roomVersion(db, teamId, roomId) : undefined;
       if (version === undefined) throw apiErrors.dealRoomNotFound();
       const key = `/deal-rooms/:id ${roomId.toLowerCase()}`;
       let body = kept.get(key, version, clock.now().getTime());

@@ -45,39 +45,27 @@ function lend(store: { db: Database; lends: number }): Database {
   const { db } = store;
   const stops: (() => Promise<void>)[] = [];
   let returned = false;
-  const open = () => {
-    if (returned) throw new Error('the store is closed');
-  };
+  /** The store's own call, refused once the suite has closed its store. */
+  const open =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (returned) throw new Error('the store is closed');
+      return call(...args);
+    };
   return {
     kind: db.kind,
     notifiesBeforeCommitReturns: db.notifiesBeforeCommitReturns,
-    async query(sql, params, options) {
-      open();
-      return db.query(sql, params, options);
-    },
-    async exec(script) {
-      open();
-      return db.exec(script);
-    },
-    async copyFrom(table, columns, text) {
-      open();
-      return db.copyFrom(table, columns, text);
-    },
-    async transaction(work) {
-      open();
-      return db.transaction(work);
-    },
+    query: open(db.query) as Database['query'],
+    exec: open(db.exec),
+    copyFrom: open(db.copyFrom),
+    transaction: open(db.transaction) as Database['transaction'],
     poolStats: () => db.poolStats(),
-    async ping() {
-      open();
-      return db.ping();
-    },
-    async listen(channel, handler) {
-      open();
+    ping: open(db.ping),
+    listen: open(async (channel: string, handler: (payload: string) => void) => {
       const stop = await db.listen(channel, handler);
       stops.push(stop);
       return stop;
-    },
+    }),
     async close() {
       if (returned) return;
       returned = true;
