@@ -77,8 +77,9 @@ export interface Config {
    */
   analyticsCacheMb: number;
   /**
-   * LIST_CACHE_MB: rendered pages of the rooms' documents, links and viewers each read API
-   * process keeps, valid while their room's figures version is unchanged (default 32; 0 keeps none).
+   * LIST_CACHE_MB: rendered rooms, pages of the rooms list and of the rooms' documents, links
+   * and viewers each read API process keeps, valid while what they were rendered from is
+   * unchanged (default 32; 0 keeps none).
    */
   listCacheMb: number;
   /** The internal management API: started only when an admin token is set. */
