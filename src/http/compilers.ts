@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import ajvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
@@ -18,7 +19,9 @@ const validators = ajvCompiler();
 const serializers = SerializerSelector();
 const compiled = new Map<string, unknown>();
 
-function kept<T>(key: string, compile: () => T): T {
+/** The function compiled for this content (the key is its hash: schemas run to kilobytes). */
+function kept<T>(content: string, compile: () => T): T {
+  const key = createHash('sha256').update(content).digest('base64');
   let found = compiled.get(key) as T | undefined;
   if (found === undefined) {
     found = compile();
