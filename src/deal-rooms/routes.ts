@@ -58,28 +58,29 @@ export function roomListRoute<T extends TSchema>(
       if (version === undefined) throw apiErrors.dealRoomNotFound();
       const now = clock.now();
       const key = `${route.url} ${roomId.toLowerCase()} ${pageRequest.page} ${pageRequest.perPage}`;
-      return sendKeptPage(reply, kept, { key, stamp: version, now, pageRequest }, async () => {
+      return sendKept(reply, kept, { key, stamp: version, now }, async () => {
         const page = await route.list(teamId, roomId, pageRequest, now);
-        return { page, stamp: version, validUntil: route.validUntil?.(page.items, now) };
+        const validUntil = route.validUntil?.(page.items, now);
+        return { envelope: list(page, pageRequest), stamp: version, validUntil };
       });
     },
   );
 }
 
 /**
- * A list page as kept under `key` while its stamp holds; otherwise read, rendered and kept
- * at the stamp the read gives, with the ETag made when it was kept.
+ * A body as kept under `key` while its stamp holds; otherwise read, rendered from the route's
+ * schema and kept at the stamp the read gives, with the ETag made when it was kept.
  */
-async function sendKeptPage<T>(
+async function sendKept(
   reply: FastifyReply,
   kept: KeptBodies,
-  at: { key: string; stamp: string | undefined; now: Date; pageRequest: PageRequest },
-  read: () => Promise<{ page: Page<T>; stamp: string; validUntil?: number | undefined }>,
+  at: { key: string; stamp: string | undefined; now: Date },
+  read: () => Promise<{ envelope: unknown; stamp: string; validUntil?: number | undefined }>,
 ) {
   let body = at.stamp === undefined ? undefined : kept.get(at.key, at.stamp, at.now.getTime());
   if (!body) {
-    const { page, stamp, validUntil } = await read();
-    body = kept.set(at.key, stamp, reply.serialize(list(page, at.pageRequest)) as string, validUntil);
+    const { envelope, stamp, validUntil } = await read();
+    body = kept.set(at.key, stamp, reply.serialize(envelope) as string, validUntil);
   }
   return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
 }
@@ -105,11 +106,11 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
       const { status } = request.query;
       const key = `/deal-rooms ${teamId} ${status ?? ''} ${pageRequest.page} ${pageRequest.perPage}`;
       const stamp = await roomListStamp(db, teamId, { status, ...pageWindow(pageRequest) });
-      return sendKeptPage(reply, kept, { key, stamp, now: clock.now(), pageRequest }, async () => {
+      return sendKept(reply, kept, { key, stamp, now: clock.now() }, async () => {
         // Kept at the stamp of what was read, which may be newer than the one above.
         const read = await listDealRooms(db, teamId, { ...pageRequest, status });
         // No stamp only for a team that is gone: never asked for again (see above).
-        return { page: read.page, stamp: read.stamp ?? '' };
+        return { envelope: list(read.page, pageRequest), stamp: read.stamp ?? '' };
       });
     },
   );
@@ -134,13 +135,11 @@ export function dealRoomRoutes(app: TypedFastify, { db, clock, keptLists: kept }
       const version = isUuid(roomId) ? await roomVersion(db, teamId, roomId) : undefined;
       if (version === undefined) throw apiErrors.dealRoomNotFound();
       const key = `/deal-rooms/:id ${roomId.toLowerCase()}`;
-      let body = kept.get(key, version, clock.now().getTime());
-      if (!body) {
+      return sendKept(reply, kept, { key, stamp: version, now: clock.now() }, async () => {
         // Kept at the version of what was read, which may be newer than the one above.
         const read = await getDealRoom(db, teamId, roomId);
-        body = kept.set(key, read.version, reply.serialize(single(read.room)) as string);
-      }
-      return reply.header('ETag', body.etag).type('application/json; charset=utf-8').send(body.body);
+        return { envelope: single(read.room), stamp: read.version };
+      });
     },
   );
 }

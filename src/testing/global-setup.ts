@@ -39,7 +39,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   if (!redisReachable) console.warn(`Redis not reachable at ${redisUrl}: skipping the Redis suites`);
   project.provide('redisUrl', redisReachable ? redisUrl : '');
 
-  // Each store is migrated once per run; every suite gets a copy (testing/stores.ts).
+  // Each store is migrated once and kept; every suite gets a copy (testing/stores.ts).
   project.provide('templates', await makeTemplates(reachable ? url : ''));
   // Set before the forks start, which inherit it (and the processes they spawn ignore it).
   const threads = await bundleThreads();

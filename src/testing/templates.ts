@@ -1,8 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, type Hash, randomBytes } from 'node:crypto';
 import {
   cpSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -12,13 +11,13 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import pg from 'pg';
 import { openEmbedded } from '../db/embedded.ts';
-import { loadMigrations, migrate } from '../db/migrate.ts';
+import { loadMigrations, type Migration, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
+import { cacheFolder, PROJECT_ROOT } from './cache.ts';
 
 /** What every test store is cloned from, made by the global setup when a run needs them. */
 export interface StoreTemplates {
@@ -46,24 +45,20 @@ export async function makeTemplates(postgresUrl: string): Promise<StoreTemplates
   return { ...embedded, postgresTemplate };
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const EMBEDDED_CACHE = join(ROOT, 'node_modules', '.cache', 'dealroom-templates');
-
 /**
  * The embedded templates for these migrations, this PGlite and this way of opening a store,
  * in a folder named by all three. Made in a folder of its own and renamed once complete, so a
  * run stopped half-way never leaves one that looks whole; those of earlier migrations go.
  */
 async function embeddedTemplates(): Promise<Omit<StoreTemplates, 'postgresTemplate'>> {
-  const hash = createHash('sha256');
-  for (const m of loadMigrations()) hash.update(`${m.name}\n${m.sql}\n`);
+  const hash = migrationsHash(loadMigrations());
   const pglite = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   hash.update(readFileSync(join(pglite, '..', 'package.json')));
   for (const source of ['src/db/pglite-thread.ts', 'src/db/embedded.ts', 'src/testing/templates.ts']) {
-    hash.update(readFileSync(join(ROOT, source)));
+    hash.update(readFileSync(join(PROJECT_ROOT, source)));
   }
-  const key = hash.digest('hex').slice(0, 16);
-  const dir = join(EMBEDDED_CACHE, key);
+  const cache = cacheFolder('dealroom-templates');
+  const dir = join(cache, hash.digest('hex').slice(0, 16));
   const made = {
     embeddedEmpty: join(dir, 'empty'),
     embeddedMigrated: join(dir, 'migrated.tar'),
@@ -71,8 +66,7 @@ async function embeddedTemplates(): Promise<Omit<StoreTemplates, 'postgresTempla
   };
   if (existsSync(made.embeddedMigrated)) return made;
 
-  mkdirSync(EMBEDDED_CACHE, { recursive: true });
-  const building = mkdtempSync(join(EMBEDDED_CACHE, 'building-'));
+  const building = mkdtempSync(join(cache, 'building-'));
   try {
     const empty = join(building, 'empty');
     await (await openEmbedded(empty)).close();
@@ -86,8 +80,8 @@ async function embeddedTemplates(): Promise<Omit<StoreTemplates, 'postgresTempla
     const tarball = await dumper.dumpDataDir('none');
     await dumper.close();
     writeFileSync(join(building, 'migrated.tar'), Buffer.from(await tarball.arrayBuffer()));
-    for (const old of readdirSync(EMBEDDED_CACHE)) {
-      if (!old.startsWith('building-')) rmSync(join(EMBEDDED_CACHE, old), { recursive: true, force: true });
+    for (const old of readdirSync(cache)) {
+      if (!old.startsWith('building-')) rmSync(join(cache, old), { recursive: true, force: true });
     }
     renameSync(building, dir);
   } catch (err) {
@@ -105,9 +99,7 @@ async function embeddedTemplates(): Promise<Omit<StoreTemplates, 'postgresTempla
  */
 async function postgresTemplateOf(url: string): Promise<string> {
   const migrations = loadMigrations();
-  const hash = createHash('sha256');
-  for (const m of migrations) hash.update(`${m.name}\n${m.sql}\n`);
-  const name = `dealroom_template_${hash.digest('hex').slice(0, 16)}`;
+  const name = `dealroom_template_${migrationsHash(migrations).digest('hex').slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
@@ -132,6 +124,13 @@ async function postgresTemplateOf(url: string): Promise<string> {
   } finally {
     await admin.end();
   }
+}
+
+/** A hash begun with the migrations' names and text: what a template is named by. */
+function migrationsHash(migrations: Migration[]): Hash {
+  const hash = createHash('sha256');
+  for (const m of migrations) hash.update(`${m.name}\n${m.sql}\n`);
+  return hash;
 }
 
 /** The server's address with another database. */

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { THREAD_BUNDLES_ENV } from '../core/threads.ts';
+import { cacheFolder, PROJECT_ROOT } from './cache.ts';
 
 /** Every module the service runs as a thread's entry, by the name its spawner asks for. */
 const THREAD_ENTRIES = {
@@ -19,12 +19,9 @@ const THREAD_ENTRIES = {
  * bundles resolve packages as the sources do; the folder goes with the run.
  */
 export async function bundleThreads(): Promise<{ env: Record<string, string>; remove: () => void }> {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  const parent = join(root, 'node_modules', '.cache');
-  mkdirSync(parent, { recursive: true });
-  const dir = mkdtempSync(join(parent, 'dealroom-threads-'));
+  const dir = mkdtempSync(join(cacheFolder('dealroom-threads'), 'run-'));
   await build({
-    absWorkingDir: root,
+    absWorkingDir: PROJECT_ROOT,
     entryPoints: THREAD_ENTRIES,
     bundle: true,
     packages: 'external',
