@@ -20,8 +20,9 @@ export function threadBundle(from: string, name: string): URL | undefined {
 
 /**
  * A thread (node:worker_threads) running the module `name` beside `from` (an `import.meta.url`): its
- * compiled `.js` in a build; from source (the test runner), its bundle (threadBundle), or else
- * its `.ts` source through tsx.
+ * compiled `.js` in a build (dist/bundle holds each thread entry beside the chunks that spawn
+ * it); from source (the test runner), its bundle (threadBundle), or else its `.ts` source
+ * through tsx.
  */
 export function spawnModuleThread(from: string, name: string, workerData: unknown): Worker {
   if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { workerData });

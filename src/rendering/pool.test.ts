@@ -23,7 +23,7 @@ describe('file threads: hostile files are refused or drawn, within limits, off t
   let work: FileWork;
   let folder: string;
   beforeAll(async () => {
-    work = createFileWork({ maxPages: 20, memoryMb: 256, taskSeconds: 20, maxPixels: 40_000_000 });
+    work = createFileWork({ maxPages: 20, memoryMb: 128, taskSeconds: 20, maxPixels: 40_000_000 });
     folder = await mkdtemp(join(tmpdir(), 'dealroom-hostile-'));
   });
   afterAll(async () => {
