@@ -54,7 +54,11 @@ export async function importRecords(
     });
     // The rollups are read by index-only scans, which need their pages marked all-visible.
     // They are small (one row per room, day and document or link): a fraction of a second.
-    await db.query('VACUUM room_daily, room_daily_views, room_daily_visits, room_slots');
+    // The rows holding kept figures (a room, its documents, links and viewers, the team) were
+    // each rewritten several times by the deltas: every read would walk their dead versions
+    // until a vacuum, which autovacuum may not run for minutes (or at all: it is not part of
+    // the embedded store). A room list's stamp read 94 buffers instead of 19 (50,000 views).
+    await db.query(`VACUUM ${VACUUMED_TABLES.join(', ')}`);
   }
   return counts;
 }
@@ -72,4 +76,17 @@ const ANALYZED_TABLES = [
   'documents',
   'links',
   'deal_rooms',
+];
+
+/** What an import rewrites row by row: the rollups and the rows that hold kept figures. */
+const VACUUMED_TABLES = [
+  'room_daily',
+  'room_daily_views',
+  'room_daily_visits',
+  'room_slots',
+  'teams',
+  'deal_rooms',
+  'documents',
+  'links',
+  'viewers',
 ];
