@@ -247,6 +247,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
           mailer,
           writeContext,
           reportReading: createReadingWriter(),
+          wantPages: (versionId) => renderer.want(versionId),
         });
         activity.track(web);
         closers.push(() => web.close());

@@ -4,15 +4,15 @@ import type { Database } from '../db/database.ts';
 import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { ADMIN_TOKEN, managedRoom, managementClient } from '../testing/management.ts';
-import { openTestStore } from '../testing/stores.ts';
-import { renderNext } from './renderer.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { renderNext, type Wishes } from './renderer.ts';
 
-describe('the renderer', { timeout: 120_000 }, () => {
+describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (kind) => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   beforeAll(async () => {
-    db = await openTestStore('embedded');
+    db = await openTestStore(kind);
     admin = await managementClient(db, clock);
   });
   afterAll(async () => {
@@ -55,5 +55,52 @@ describe('the renderer', { timeout: 120_000 }, () => {
     expect(await next()).toBe(false);
     const images = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM page_images');
     expect(images[0]?.n).toBe(8 * 3);
+  });
+
+  const versionOf = async (documentId: string) =>
+    (
+      await db.query<{ id: string }>('SELECT id FROM document_versions WHERE document_id = $1', [documentId])
+    )[0]?.id as string;
+
+  it('draws first the version a viewer waits for, and lets a long one go when a viewer comes to wait for another', async () => {
+    const long = await upload(6);
+    const short = await upload(2);
+    const waited = await upload(3);
+    const drawnWishes: string[] = [];
+    // A viewer waits for the last upload: its page 1 first, then the rest of it, then it is done.
+    const waitedVersion = await versionOf(waited);
+    const forWaited: Wishes = {
+      list: () => [{ id: waitedVersion, at: 0 }],
+      drawn: (drawn) => drawnWishes.push(drawn),
+    };
+    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: forWaited })).toBe(true);
+    expect([await ready(long), await ready(short), await ready(waited)]).toEqual([0, 0, 1]);
+    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: forWaited })).toBe(true);
+    expect([await ready(long), await ready(short), await ready(waited)]).toEqual([0, 0, 3]);
+    expect(drawnWishes).toEqual([waitedVersion]);
+    // Nobody waits: page 1 of each in upload order.
+    expect(await next()).toBe(true);
+    expect(await next()).toBe(true);
+    expect([await ready(long), await ready(short)]).toEqual([1, 1]);
+    // The long one's other pages are under way when a viewer comes to wait for the short one:
+    // the long one is let go after the pages being drawn, and the short one is drawn next.
+    let calls = 0;
+    const shortVersion = await versionOf(short);
+    const comesLater: Wishes = {
+      list: () => (calls++ === 0 ? [] : [{ id: shortVersion, at: Date.now() }]),
+      drawn: (drawn) => drawnWishes.push(drawn),
+    };
+    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: comesLater })).toBe(true);
+    expect([await ready(long), await ready(short)]).toEqual([5, 1]);
+    const [claim] = await db.query<{ free: boolean }>(
+      'SELECT render_claimed_until IS NULL AS free FROM document_versions WHERE id = $1',
+      [await versionOf(long)],
+    );
+    expect(claim?.free).toBe(true);
+    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: comesLater })).toBe(true);
+    expect([await ready(long), await ready(short)]).toEqual([5, 2]);
+    expect(await next()).toBe(true);
+    expect([await ready(long), await ready(short)]).toEqual([6, 2]);
+    expect(await next()).toBe(false);
   });
 });

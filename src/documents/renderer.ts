@@ -11,11 +11,28 @@ const PAGES_PER_TASK = 4;
 const CLAIM_MS = 5 * 60_000;
 /** How often pending versions are looked for without being woken (another process's uploads). */
 const POLL_MS = 15_000;
+/** How long a viewer's wish for a version's pages is kept, and how many are kept at most. */
+const WANTED_MS = 60_000;
+const WANTED_MAX = 1000;
 
 export interface Renderer {
   /** Looks for versions to render now (an upload committed). */
   wake(): void;
+  /**
+   * A viewer is waiting for this version's pages: it is drawn before older uploads, and a
+   * version being drawn is let go after its current pages (another process may take it on).
+   */
+  want(versionId: string): void;
   stop(): Promise<void>;
+}
+
+/**
+ * The versions viewers wait for (Renderer.want), each with when a viewer first asked (the
+ * viewer asks again every few seconds), and how the renderer is told one is drawn.
+ */
+export interface Wishes {
+  list(): readonly { id: string; at: number }[];
+  drawn(id: string): void;
 }
 
 interface Claimed {
@@ -37,6 +54,16 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  /** Versions viewers wait for: when each was first and last asked for (oldest first). */
+  const wanted = new Map<string, { first: number; last: number }>();
+  const wishes: Wishes = {
+    list() {
+      const expired = Date.now() - WANTED_MS;
+      for (const [id, wish] of wanted) if (wish.last <= expired) wanted.delete(id);
+      return [...wanted].map(([id, wish]) => ({ id, at: wish.first }));
+    },
+    drawn: (id) => wanted.delete(id),
+  };
   const tick = () => {
     if (stopped) return;
     if (running) {
@@ -47,7 +74,7 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
       do {
         again = false;
         try {
-          while (!stopped && (await renderNext(deps))) {}
+          while (!stopped && (await renderNext(deps, { wishes, stopped: () => stopped }))) {}
         } catch (err) {
           deps.log.error({ err }, 'page rendering failed; it is tried again');
         }
@@ -61,6 +88,16 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
   tick();
   return {
     wake: tick,
+    want(versionId) {
+      const wish = wanted.get(versionId);
+      if (wish) {
+        wish.last = Date.now();
+        return;
+      }
+      wanted.set(versionId, { first: Date.now(), last: Date.now() });
+      if (wanted.size > WANTED_MAX) wanted.delete(wanted.keys().next().value as string);
+      tick();
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
@@ -70,33 +107,55 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
 }
 
 /**
- * Renders the next pending version; false when there is none. Versions without any page come
- * first and get their page 1 alone (then the claim is let go), so every document on a link
- * opens at once even while a long one is drawn; then a version's other pages, all of them.
+ * Renders the next pending version; false when there is none. A version a viewer waits for
+ * (`options.wishes`) comes first; then versions without any page, which get their page 1 alone (then
+ * the claim is let go), so every document on a link opens at once even while a long one is
+ * drawn; then a version's other pages, all of them, unless a viewer comes to wait for another
+ * version or the renderer stops: the claim is then let go after the pages being drawn.
  */
-export async function renderNext(deps: { db: Database; work: FileWork; clock: Clock }): Promise<boolean> {
+export async function renderNext(
+  deps: { db: Database; work: FileWork; clock: Clock },
+  options: { wishes?: Wishes; stopped?: () => boolean } = {},
+): Promise<boolean> {
   const { db, work, clock } = deps;
   const now = clock.now();
+  const claimedAt = Date.now();
+  const wanted = (options.wishes?.list() ?? []).map((wish) => wish.id);
   const [claimed] = await db.query<Claimed>(
     `UPDATE document_versions SET render_claimed_until = $1
       WHERE id = (SELECT id FROM document_versions
                    WHERE pages_ready < page_count AND (render_claimed_until IS NULL OR render_claimed_until < $2)
-                   ORDER BY pages_ready > 0, uploaded_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   ORDER BY id = ANY($3::uuid[]) DESC, pages_ready > 0, uploaded_at, id
+                   LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING id, content_type, chunks, page_count, pages_ready`,
-    [new Date(now.getTime() + CLAIM_MS), now],
+    [new Date(now.getTime() + CLAIM_MS), now, wanted],
   );
   if (!claimed) return false;
   const firstOnly = claimed.pages_ready === 0 && claimed.page_count > 1;
   const last = firstOnly ? 1 : claimed.page_count;
+  // Let go when the renderer stops, or when a viewer has come to wait for another version
+  // since the claim (a wish older than the claim was for a version it did not find pending:
+  // drawn, or claimed by another process).
+  const yieldNow = () =>
+    options.stopped?.() === true ||
+    (options.wishes?.list() ?? []).some((wish) => wish.id !== claimed.id && wish.at >= claimedAt);
+  let letGo = firstOnly;
+  let complete = !firstOnly;
   await withLocalCopy(db, { versionId: claimed.id, chunks: claimed.chunks }, async (path) => {
     for (let first = claimed.pages_ready + 1; first <= last; first += PAGES_PER_TASK) {
       const pages = range(first, Math.min(last, first + PAGES_PER_TASK - 1));
       const images = await drawn(work, path, claimed.content_type, pages);
       // The version is gone (its document was deleted): nothing more to draw.
       if (!(await storePages(db, claimed.id, images, pages.at(-1) as number, clock))) return;
+      if (pages.at(-1) !== last && yieldNow()) {
+        letGo = true;
+        complete = false;
+        return;
+      }
     }
   });
-  if (firstOnly) {
+  if (complete) options.wishes?.drawn(claimed.id);
+  if (letGo) {
     await db.query('UPDATE document_versions SET render_claimed_until = NULL WHERE id = $1', [claimed.id]);
   }
   return true;

@@ -24,6 +24,8 @@ export interface LinkPageDeps {
   findLink: (shortId: string, shown?: ShownSelection) => Promise<ShownLink | undefined>;
   /** Mails the gate's verification codes (SMTP_URL); a link that verifies emails cannot be opened without. */
   mailer?: Mailer | undefined;
+  /** Tells the process's renderer that a viewer waits for a version's pages (documents/renderer.ts). */
+  wantPages?: ((versionId: string) => void) | undefined;
 }
 
 /** A document's address on a link. */

@@ -85,6 +85,8 @@ export function documentRoutes(app: TypedFastify, deps: LinkPageDeps, access: Li
       const versionId = document.version_id;
       if (!versionId || page > document.page_count) throw NO_DOCUMENT();
       if (page > (document.pages_ready ?? 0)) {
+        // Not drawn yet: the viewer asks again after Retry-After; its document is drawn next.
+        deps.wantPages?.(versionId);
         return reply.code(503).header('Retry-After', '2').header('Cache-Control', 'no-store').send();
       }
       const stored = await images.fetch(`${versionId}/${page}/${width}`, {

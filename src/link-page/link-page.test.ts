@@ -20,6 +20,8 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
   let web: Awaited<ReturnType<typeof buildWebApp>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   const startView = createViewStartWriter();
+  /** The versions a viewer was told to wait for, as the renderer would hear of them. */
+  const wanted: string[] = [];
 
   beforeAll(async () => {
     db = await openTestStore(kind);
@@ -31,6 +33,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
       logger: { level: 'silent' },
       metrics: createMetrics(),
       startView,
+      wantPages: (versionId) => wanted.push(versionId),
     });
     await web.ready();
   });
@@ -288,6 +291,12 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     expect((await bo.get(`/v/${shortId}/d/${deck}/file`)).statusCode).toBe(404);
     const image = `/v/${shortId}/d/${deck}/pages/1?w=800`;
     expect((await bo.get(image)).statusCode).toBe(503); // not drawn yet: the viewer asks again
+    // ... and the renderer is told that a viewer waits for this version.
+    const [version] = await db.query<{ id: string }>(
+      'SELECT id FROM document_versions WHERE document_id = $1',
+      [deck],
+    );
+    expect(wanted).toContain(version?.id);
     await render(deck);
     const first = await bo.get(image);
     expect(first.statusCode).toBe(200);

@@ -59,6 +59,8 @@ export interface WebDeps {
   writeContext?: WriteContexts | undefined;
   /** How reading reports are written (server.ts makes the process's one); a writer of its own when absent. */
   reportReading?: ReportReading | undefined;
+  /** Tells the process's renderer that a viewer waits for a version's pages (server.ts). */
+  wantPages?: ((versionId: string) => void) | undefined;
 }
 
 /** What every page and file may use: its own origin only, no inline script, never in a frame. */
@@ -173,6 +175,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
     findLink: links.find,
     mailer: deps.mailer,
     files,
+    wantPages: deps.wantPages,
     limiter:
       deps.linkLimiter ??
       createLinkPageLimiter(DEFAULT_LINK_PAGE_LIMITS, { logger: app.log, metrics: deps.metrics }),
