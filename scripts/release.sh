@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the production copy of the service in OUT (default ./release): the compiled
-# JavaScript, the migrations, the client package and production dependencies only. The
+# JavaScript, the migrations, the pages' assets (public/), the client package and production
+# dependencies only. The
 # Dockerfile runs exactly this; so does CI, which then starts the result.
 #
 #   scripts/release.sh [OUT]
@@ -18,7 +19,7 @@ npm run build
 
 echo "== assemble $out"
 find "$out" -mindepth 1 -delete
-cp -R bin dist migrations package.json package-lock.json "$out/"
+cp -R bin dist migrations public package.json package-lock.json "$out/"
 mkdir -p "$out/packages" && cp -R packages/client "$out/packages/client"
 rm -rf "$out/packages/client/node_modules" "$out/packages/client/"*.test.ts
 

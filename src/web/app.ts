@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -98,6 +98,14 @@ const AssetParams = Type.Object({ '*': Type.String() });
  * same server factory as the two APIs, with its own error pages and a strict CSP.
  */
 export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
+  // Without its assets every page would be unstyled and its viewer dead (the CSP allows no
+  // inline script): a copy of the service that lacks them does not start.
+  const missing = Object.values(ASSETS).filter((asset) => !existsSync(asset.file));
+  if (missing.length > 0) {
+    throw new Error(
+      `the web app's assets are missing (${missing.map((asset) => asset.file).join(', ')}): copy public/ beside dist/, as scripts/release.sh does`,
+    );
+  }
   const app = createServer({
     api: 'web',
     logger: deps.logger,
