@@ -67,15 +67,22 @@ function currentPage(pages) {
   return state;
 }
 
-/** A page the service has not drawn yet (503) is asked for again a moment later. */
+/**
+ * A page the service has not drawn yet (503) is asked for again a moment later, in the pages
+ * and in the thumbnails. An image whose answer came before this script ran has fired its
+ * error already: it is asked for again as well.
+ */
 function retryPending(pages) {
-  for (const element of pages) {
-    const image = element.querySelector('img');
+  const images = [
+    ...pages.map((element) => element.querySelector('img')),
+    ...document.querySelectorAll('[data-thumb] img'),
+  ];
+  for (const image of images) {
     if (!image) continue;
     let tries = 0;
-    image.addEventListener('error', () => {
+    const again = () => {
       if (tries >= 30) {
-        element.classList.add('failed');
+        image.closest('[data-page]')?.classList.add('failed');
         return;
       }
       tries += 1;
@@ -85,7 +92,9 @@ function retryPending(pages) {
         image.removeAttribute('srcset');
         image.src = url.pathname + url.search;
       }, 2000);
-    });
+    };
+    image.addEventListener('error', again);
+    if (image.complete && image.naturalWidth === 0) again();
   }
 }
 

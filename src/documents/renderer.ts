@@ -90,12 +90,13 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
     wake: tick,
     want(versionId) {
       const wish = wanted.get(versionId);
-      if (wish) {
-        wish.last = Date.now();
-        return;
+      if (wish) wish.last = Date.now();
+      else {
+        wanted.set(versionId, { first: Date.now(), last: Date.now() });
+        if (wanted.size > WANTED_MAX) wanted.delete(wanted.keys().next().value as string);
       }
-      wanted.set(versionId, { first: Date.now(), last: Date.now() });
-      if (wanted.size > WANTED_MAX) wanted.delete(wanted.keys().next().value as string);
+      // Looked for again at each ask (a claim another process held may have lapsed); while a
+      // pass is under way this only asks for one more.
       tick();
     },
     async stop() {

@@ -358,6 +358,60 @@ describe.runIf(hasChromium)(
       await two.context.close();
     });
 
+    it('shows a page drawn after the viewer opened, even when its first answer came before the viewer script ran', async () => {
+      const id = (
+        await admin('POST', `/deal-rooms/${ids.room}/documents`, { name: 'Late.pdf', status: 'published' })
+      ).data.id as string;
+      await admin('PUT', `/documents/${id}/file`, await numberedPdf(2));
+      // Drawn by the renderer, then undrawn and held from it, as if a busy one had not come to it yet.
+      const ready = async () =>
+        (
+          await server.db.query<{ ready: number }>(
+            'SELECT pages_ready AS ready FROM document_versions WHERE document_id = $1',
+            [id],
+          )
+        )[0]?.ready;
+      await until(async () => (await ready()) === 2, 'the document drawn');
+      await server.db.query(
+        `WITH held AS (UPDATE document_versions SET pages_ready = 0, render_claimed_until = 'infinity'
+                        WHERE document_id = $1 RETURNING id)
+         DELETE FROM page_images WHERE version_id IN (SELECT id FROM held)`,
+        [id],
+      );
+      const shortId = (
+        await admin('POST', `/deal-rooms/${ids.room}/links`, { name: 'Late reader', documentIds: [id] })
+      ).data.shortId as string;
+
+      const context = await browser.newContext({ viewport: LAPTOP });
+      const page = await context.newPage();
+      const watched = watchPage(page, web);
+      // The viewer's script comes late: the pages' first answers (503) arrive before it runs.
+      await page.route('**/assets/viewer.js', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      });
+      await page.goto(`${web}/v/${shortId}`);
+      const refused = page.waitForResponse((r) => r.url().includes('/pages/1?') && r.status() === 503);
+      await page.getByRole('link', { name: /Late\.pdf/ }).click();
+      await refused;
+      await page.locator('[data-ready="true"]').waitFor();
+      await server.db.query(
+        'UPDATE document_versions SET render_claimed_until = NULL WHERE document_id = $1',
+        [id],
+      );
+      await page.waitForFunction(
+        () => {
+          const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
+          return Boolean(image?.complete && image.naturalWidth > 0);
+        },
+        undefined,
+        { timeout: 20_000 },
+      );
+      expect(watched.foreign).toEqual([]);
+      expect(watched.refused).toEqual([]);
+      await context.close();
+    });
+
     it('fits a phone: the gate, the room and the viewer at 390 px wide, with no serious accessibility violation', async () => {
       const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
       const page = await context.newPage();
