@@ -9,7 +9,7 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import { numberedPdf } from '../src/seed/pdf.ts';
-import { hasChromium, launchChromium } from '../src/testing/browser.ts';
+import { hasChromium, launchChromium, pageOneShown } from '../src/testing/browser.ts';
 import { inflationBomb } from '../src/testing/hostile-files.ts';
 import { loadWithCookies, rssMiB, sampleRss } from './lib.ts';
 
@@ -210,14 +210,7 @@ async function firstPageTimes(viewer: string): Promise<{ loopbackMs: number; thr
       }
       const started = Date.now();
       await page.goto(viewer, { waitUntil: 'commit' });
-      await page.waitForFunction(
-        () => {
-          const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
-          return Boolean(image?.complete && image.naturalWidth > 0);
-        },
-        undefined,
-        { timeout: 60_000 },
-      );
+      await pageOneShown(page, 60_000);
       const ms = Date.now() - started;
       await context.close();
       return ms;

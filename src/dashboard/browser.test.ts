@@ -15,6 +15,7 @@ import {
   LAPTOP,
   launchChromium,
   PHONE,
+  pageOneShown,
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
@@ -180,14 +181,7 @@ describe.runIf(hasChromium)(
       ]);
       await reader.page.getByRole('link', { name: /Investor deck/ }).click();
       // Page 1 as the image the service drew (retried by the viewer while it is drawn).
-      await reader.page.waitForFunction(
-        () => {
-          const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
-          return Boolean(image?.complete && image.naturalWidth > 0);
-        },
-        undefined,
-        { timeout: 30_000 },
-      );
+      await pageOneShown(reader.page, 30_000);
       expect(await reader.page.getByRole('link', { name: 'Download' }).count()).toBe(0);
       for (let second = 0; second < 12; second++) {
         await reader.page.mouse.move(100 + second * 10, 300);

@@ -11,6 +11,7 @@ import {
   LAPTOP,
   launchChromium,
   PHONE,
+  pageOneShown,
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
@@ -399,14 +400,7 @@ describe.runIf(hasChromium)(
         'UPDATE document_versions SET render_claimed_until = NULL WHERE document_id = $1',
         [id],
       );
-      await page.waitForFunction(
-        () => {
-          const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
-          return Boolean(image?.complete && image.naturalWidth > 0);
-        },
-        undefined,
-        { timeout: 20_000 },
-      );
+      await pageOneShown(page, 20_000);
       expect(watched.foreign).toEqual([]);
       expect(watched.refused).toEqual([]);
       await context.close();

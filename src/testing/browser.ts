@@ -75,6 +75,18 @@ export async function axeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
 
+/** Resolves once the viewer shows page 1 as an image the service drew (the viewer retries a page still being drawn). */
+export async function pageOneShown(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const image = document.querySelector<HTMLImageElement>('[data-page="1"] img');
+      return Boolean(image?.complete && image.naturalWidth > 0);
+    },
+    undefined,
+    { timeout: timeoutMs },
+  );
+}
+
 /** Saves a screenshot as docs/screenshots/NAME.png when SCREENSHOTS_DIR is set. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS_DIR) return;
