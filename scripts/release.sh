@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the production copy of the service in OUT (default ./release): the compiled
 # JavaScript, the migrations, the pages' assets (public/), the client package and production
-# dependencies only. The
-# Dockerfile runs exactly this; so does CI, which then starts the result.
+# dependencies only. The Dockerfile runs exactly this; so does CI, which then starts the
+# result and fetches the pages' assets from it.
 #
 #   scripts/release.sh [OUT]
 #   OUT/bin/dealroom migrate && OUT/bin/dealroom serve

@@ -109,10 +109,11 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
 
 /**
  * Renders the next pending version; false when there is none. A version a viewer waits for
- * (`options.wishes`) comes first; then versions without any page, which get their page 1 alone (then
- * the claim is let go), so every document on a link opens at once even while a long one is
- * drawn; then a version's other pages, all of them, unless a viewer comes to wait for another
- * version or the renderer stops: the claim is then let go after the pages being drawn.
+ * (`options.wishes`) comes first; then versions without any page, which get their page 1
+ * alone (then the claim is let go), so every document on a link opens at once even while a
+ * long one is drawn; then a version's other pages, all of them, unless a viewer comes to wait
+ * for another version or the renderer stops: the claim is then let go after the pages being
+ * drawn.
  */
 export async function renderNext(
   deps: { db: Database; work: FileWork; clock: Clock },
