@@ -17,16 +17,15 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { THREAD_ENTRIES } from '../dist/core/threads.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'dist/bundle');
 
-/** The command, and the thread modules spawned beside it by name (core/threads.ts, rendering/pool.ts). */
+/** The command, and the modules started as threads, each bundled under the name its spawner asks for. */
 const ENTRIES = {
   main: 'dist/cli/main.js',
-  'pglite-thread': 'dist/db/pglite-thread.js',
-  'view-thread-entry': 'dist/tracking/view-thread-entry.js',
-  task: 'dist/rendering/task.js',
+  ...Object.fromEntries(Object.entries(THREAD_ENTRIES).map(([name, path]) => [name, `dist/${path}.js`])),
 };
 
 const EXTERNAL = [

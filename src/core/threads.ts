@@ -10,6 +10,17 @@ import { Worker } from 'node:worker_threads';
 export const THREAD_BUNDLES_ENV = 'DEALROOM_THREAD_BUNDLES';
 
 /**
+ * Every module the service starts as a thread, by the name its spawner asks for, and its path
+ * under src/ (and dist/) without extension: the bundles are made from this list, the build's
+ * (scripts/bundle.mjs) and the test run's (testing/thread-bundles.ts).
+ */
+export const THREAD_ENTRIES = {
+  'pglite-thread': 'db/pglite-thread',
+  'view-thread-entry': 'tracking/view-thread-entry',
+  task: 'rendering/task',
+} as const;
+
+/**
  * The entry of the thread module `name` beside `from` (an `import.meta.url`) when the caller
  * runs from source and a bundle of it is at hand; undefined otherwise.
  */

@@ -14,6 +14,11 @@ const POLL_MS = 15_000;
 /** How long a viewer's wish for a version's pages is kept, and how many are kept at most. */
 const WANTED_MS = 60_000;
 const WANTED_MAX = 1000;
+/**
+ * How often a wish already known sends the renderer looking for work: a viewer asks for each
+ * of its pages and thumbnails every 2 s, and the look is a query.
+ */
+const RELOOK_MS = 2_000;
 
 export interface Renderer {
   /** Looks for versions to render now (an upload committed). */
@@ -54,8 +59,11 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
-  /** Versions viewers wait for: when each was first and last asked for (oldest first). */
-  const wanted = new Map<string, { first: number; last: number }>();
+  /**
+   * Versions viewers wait for (oldest first): when each was first and last asked for, and when
+   * it last sent the renderer looking.
+   */
+  const wanted = new Map<string, { first: number; last: number; looked: number }>();
   const wishes: Wishes = {
     list() {
       const expired = Date.now() - WANTED_MS;
@@ -89,14 +97,18 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
   return {
     wake: tick,
     want(versionId) {
+      const now = Date.now();
       const wish = wanted.get(versionId);
-      if (wish) wish.last = Date.now();
-      else {
-        wanted.set(versionId, { first: Date.now(), last: Date.now() });
+      if (wish) {
+        wish.last = now;
+        // Looked for again as the viewer keeps asking (a claim another process held may have
+        // lapsed), once per RELOOK_MS; while a pass is under way this only asks for one more.
+        if (now - wish.looked < RELOOK_MS) return;
+        wish.looked = now;
+      } else {
+        wanted.set(versionId, { first: now, last: now, looked: now });
         if (wanted.size > WANTED_MAX) wanted.delete(wanted.keys().next().value as string);
       }
-      // Looked for again at each ask (a claim another process held may have lapsed); while a
-      // pass is under way this only asks for one more.
       tick();
     },
     async stop() {
@@ -142,7 +154,6 @@ export async function renderNext(
     options.stopped?.() === true ||
     (options.wishes?.list() ?? []).some((wish) => wish.id !== claimed.id && wish.at >= claimedAt);
   let letGo = firstOnly;
-  let complete = !firstOnly;
   await withLocalCopy(db, { versionId: claimed.id, chunks: claimed.chunks }, async (path) => {
     for (let first = claimed.pages_ready + 1; first <= last; first += PAGES_PER_TASK) {
       const pages = range(first, Math.min(last, first + PAGES_PER_TASK - 1));
@@ -151,14 +162,14 @@ export async function renderNext(
       if (!(await storePages(db, claimed.id, images, pages.at(-1) as number, clock))) return;
       if (pages.at(-1) !== last && yieldNow()) {
         letGo = true;
-        complete = false;
         return;
       }
     }
   });
-  if (complete) options.wishes?.drawn(claimed.id);
   if (letGo) {
     await db.query('UPDATE document_versions SET render_claimed_until = NULL WHERE id = $1', [claimed.id]);
+  } else {
+    options.wishes?.drawn(claimed.id);
   }
   return true;
 }

@@ -1,15 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { THREAD_BUNDLES_ENV } from '../core/threads.ts';
+import { THREAD_BUNDLES_ENV, THREAD_ENTRIES } from '../core/threads.ts';
 import { cacheFolder, PROJECT_ROOT } from './cache.ts';
-
-/** Every module the service runs as a thread's entry, by the name its spawner asks for. */
-const THREAD_ENTRIES = {
-  'pglite-thread': 'src/db/pglite-thread.ts',
-  'view-thread-entry': 'src/tracking/view-thread-entry.ts',
-  task: 'src/rendering/task.ts',
-};
 
 /**
  * The threads' entries bundled from the sources once per run, each with the project's modules
@@ -22,7 +15,9 @@ export async function bundleThreads(): Promise<{ env: Record<string, string>; re
   const dir = mkdtempSync(join(cacheFolder('dealroom-threads'), 'run-'));
   await build({
     absWorkingDir: PROJECT_ROOT,
-    entryPoints: THREAD_ENTRIES,
+    entryPoints: Object.fromEntries(
+      Object.entries(THREAD_ENTRIES).map(([name, path]) => [name, `src/${path}.ts`]),
+    ),
     bundle: true,
     packages: 'external',
     platform: 'node',
