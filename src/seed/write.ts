@@ -20,56 +20,65 @@ type Raw = Record<string, unknown>;
  * same domain functions as the management API's (each with its event), at the times the
  * demo gives them; the months of tracking history behind them are then loaded by the
  * importer, the bulk path through the same delta module, in one transaction.
+ *
+ * The rooms are written side by side, each in its own order and on its own clock: while one
+ * waits on the store, another's link password is hashed or its document file read, which
+ * took a first `npm start` several seconds apart from the store's own work.
  */
 export async function writeDemo(db: Database, clock: Clock, work: FileWork): Promise<void> {
   const data = demoDataset(clock.now());
-  const at = new ManualClock(clock.now());
-  const ctx = { db, clock: at, appUrl: '' };
-  const when = (iso: unknown) => at.set(String(iso));
   const ids = new Map<string, string>();
   const id = (demoId: unknown) => ids.get(String(demoId)) ?? String(demoId);
+  const inRoom = (roomId: string) => (raw: Raw) => String(raw.dealRoomId) === roomId;
 
   for (const team of data.teams) {
-    await createTeam(ctx, { id: String(team.id), name: String(team.name) });
+    const at = new ManualClock(clock.now());
+    await createTeam({ db, clock: at, appUrl: '' }, { id: String(team.id), name: String(team.name) });
   }
-  for (const room of data.dealRooms) {
+  const writeRoom = async (room: Raw) => {
+    const roomId = String(room.id);
+    const at = new ManualClock(clock.now());
+    const ctx = { db, clock: at, appUrl: '' };
+    const when = (iso: unknown) => at.set(String(iso));
+
     when(room.createdAt);
     const created = await createDealRoom(ctx, String(room.teamId), {
       name: String(room.name),
       description: String(room.description),
     });
-    ids.set(String(room.id), created.id);
-  }
-  for (const document of [...data.documents].sort(byCreation)) {
-    when(document.createdAt);
-    const created = await createDocument(ctx, id(document.dealRoomId), {
-      name: String(document.name),
-      displayName: document.displayName as string | null,
-      sourceType: document.sourceType as never,
-      pageCount: Number(document.pageCount),
-      position: Number(document.position),
-      status: document.status === 'published' ? 'published' : 'draft',
-    });
-    ids.set(String(document.id), created.id);
-    await storeDemoFile(ctx, work, created.id, String(document.name), Number(document.pageCount));
-  }
-  for (const link of [...data.links].sort(byCreation)) {
-    when(link.createdAt);
-    const created = await createLink(ctx, id(link.dealRoomId), {
-      name: String(link.name),
-      shortId: String(link.shortId),
-      requiresEmail: Boolean(link.requiresEmail),
-      password: (link.password as string | undefined) ?? null,
-      expiresAt: link.expiresAt ? new Date(String(link.expiresAt)) : null,
-      allowDownload: link.allowDownload !== false,
-    });
-    ids.set(String(link.id), created.id);
-    if (link.enabled === false) await deactivateLink(ctx, created.id);
-  }
-  for (const room of data.dealRooms) {
+    ids.set(roomId, created.id);
+    for (const document of data.documents.filter(inRoom(roomId)).sort(byCreation)) {
+      when(document.createdAt);
+      const made = await createDocument(ctx, created.id, {
+        name: String(document.name),
+        displayName: document.displayName as string | null,
+        sourceType: document.sourceType as never,
+        pageCount: Number(document.pageCount),
+        position: Number(document.position),
+        status: document.status === 'published' ? 'published' : 'draft',
+      });
+      ids.set(String(document.id), made.id);
+      await storeDemoFile(ctx, work, made.id, String(document.name), Number(document.pageCount));
+    }
+    for (const link of data.links.filter(inRoom(roomId)).sort(byCreation)) {
+      when(link.createdAt);
+      const made = await createLink(ctx, created.id, {
+        name: String(link.name),
+        shortId: String(link.shortId),
+        requiresEmail: Boolean(link.requiresEmail),
+        password: (link.password as string | undefined) ?? null,
+        expiresAt: link.expiresAt ? new Date(String(link.expiresAt)) : null,
+        allowDownload: link.allowDownload !== false,
+      });
+      ids.set(String(link.id), made.id);
+      if (link.enabled === false) await deactivateLink(ctx, made.id);
+    }
     when(room.updatedAt);
-    if (room.status === 'archived') await setDealRoomStatus(ctx, id(room.id), 'archived');
-  }
+    if (room.status === 'archived') await setDealRoomStatus(ctx, created.id, 'archived');
+  };
+  const written = await Promise.allSettled(data.dealRooms.map(writeRoom));
+  const failed = written.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 
   const event = (raw: Raw) => ({
     ...raw,
