@@ -26,7 +26,8 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /**
  * Applies the migrations not yet recorded, each in its own transaction, under an advisory
  * lock so that several processes starting at once migrate exactly once. Returns the names
- * applied. A failing migration rolls back and throws.
+ * applied. A failing migration rolls back and throws. The ones already recorded are read in
+ * one statement first: a start on an up-to-date store locks nothing.
  */
 export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -34,8 +35,13 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
     name text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
+  const recorded = new Set(
+    (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
   const applied: string[] = [];
   for (const migration of migrations) {
+    if (recorded.has(migration.version)) continue;
+    // Recorded meanwhile by another process: checked again under the lock.
     const didApply = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
