@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
@@ -133,21 +132,8 @@ interface ThreadData {
   engine?: EngineArtifacts | undefined;
 }
 
-/**
- * How much of a WebAssembly function's code V8 runs (roughly, in bytes executed) before it
- * compiles that function again with its optimising compiler: 100 times V8's default. At the
- * default, opening a store and answering its first statements had some 55 of PGlite's
- * functions optimised, about 1.4 s of CPU that a short command (`dealroom keys`, `teams`)
- * never earned back; `dealroom serve` on this store spent 4.5 s of CPU to start, now 3.0 s.
- * What a long import or a steady load runs still crosses it within seconds: a 100,000-view
- * import took the same time either way, and 15,000 catalogue queries slightly less.
- */
-const WASM_TIERING_BUDGET = 180_000_000;
-
 /** PGlite's WebAssembly modules, compiled from its package's files. */
 async function compileEngine(): Promise<EngineArtifacts> {
-  // A V8 flag is the process's: set before its first module is compiled, which is this one.
-  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   const dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   const compile = (name: string) => WebAssembly.compile(readFileSync(join(dir, name)));
   const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
