@@ -74,8 +74,3 @@ if (stray.length > 0) {
   );
   process.exit(1);
 }
-
-// The migrated, empty embedded store a service on a new data folder starts from
-// (src/db/store-template.ts); made again only when a migration or PGlite changed.
-const { makeStoreTemplate } = await import('../dist/db/store-template.js');
-await makeStoreTemplate();

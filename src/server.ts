@@ -89,22 +89,19 @@ export interface RunningServer {
 export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  // Migrating is an operator's step on PostgreSQL (dealroom migrate); the embedded store and
-  // the demo, one process each, migrate as they start unless told not to (and a new embedded
-  // store then begins from the build's migrated template).
-  const migrateOnStart = config.migrateOnStart ?? (!config.databaseUrl || options.demo === true);
-  const onAvailability = (available: boolean, err?: unknown) => {
+  const { db, lock } = await openStore(config, (available, err) => {
     if (available) logger.info('database reachable again');
     else logger.error({ err }, 'database unreachable: requests fail with 500 until it answers again');
-  };
-  const { db, lock } = await openStore(config, onAvailability, { fromTemplate: migrateOnStart });
+  });
   // Everything opened so far, closed in reverse order by close() or by a failed start.
   const closers: (() => Promise<unknown> | unknown)[] = [() => db.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
   };
   try {
-    if (migrateOnStart) {
+    // Migrating is an operator's step on PostgreSQL (dealroom migrate); the embedded store and
+    // the demo, one process each, migrate as they start unless told not to.
+    if (config.migrateOnStart ?? (!config.databaseUrl || options.demo === true)) {
       const applied = await migrate(db);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     } else {

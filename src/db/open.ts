@@ -5,7 +5,6 @@ import type { Database } from './database.ts';
 import { openEmbedded } from './embedded.ts';
 import { type DataDirLock, LOCK_FILE, lockDataDir } from './lock.ts';
 import { openPostgres } from './postgres.ts';
-import { builtTemplate } from './store-template.ts';
 
 export interface OpenedStore {
   db: Database;
@@ -27,12 +26,8 @@ const OWN_FILES = new Set([LOCK_FILE, 'control.sock']);
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'pool'>>,
   onAvailability?: (available: boolean, err?: unknown) => void,
-  /**
-   * The embedded store's limit on one statement (an import's grow with its size), and whether
-   * a new store begins from the build's migrated template (store-template.ts): for a process
-   * that migrates as it starts anyway; `dealroom migrate` makes its store step by step.
-   */
-  embedded: { statementTimeoutMs?: number; fromTemplate?: boolean } = {},
+  /** The embedded store's limit on one statement (an import's grow with its size). */
+  embedded: { statementTimeoutMs?: number } = {},
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const db = await openPostgres({
@@ -58,11 +53,7 @@ export async function openStore(
     const pgdata = join(dataDir, 'pgdata');
     let db: Database;
     try {
-      const { fromTemplate, ...options } = embedded;
-      db = await openEmbedded(pgdata, {
-        ...options,
-        loadDataDir: fromTemplate ? builtTemplate() : undefined,
-      });
+      db = await openEmbedded(pgdata, embedded);
     } catch (err) {
       throw new DataDirError(
         `the embedded store in ${pgdata} could not be opened (${describe(err)}); it may be damaged. Restore ${dataDir} from a backup, or move it away to start with an empty store`,
