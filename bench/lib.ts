@@ -31,6 +31,7 @@ export function startListening(
     const [file, ...args] = command as [string, ...string[]];
     const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let stopping = false;
     const closed = new Promise<void>((done) => child.on('close', () => done()));
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
@@ -43,6 +44,7 @@ export function startListening(
         base: match[1],
         output: () => output,
         async stop() {
+          stopping = true;
           child.kill('SIGTERM');
           await closed;
         },
@@ -50,9 +52,14 @@ export function startListening(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`exited ${code}:\n${output}`));
+      // A process that ends while the run still uses it: what it said last, for the cause.
+      if (!stopping) {
+        console.error(`${command.join(' ')} ended (exit ${code}, signal ${signal}) while in use; its last output:`);
+        console.error(output.slice(-8000));
+      }
     });
   });
 }
