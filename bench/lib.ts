@@ -57,7 +57,9 @@ export function startListening(
       reject(new Error(`exited ${code}:\n${output}`));
       // A process that ends while the run still uses it: what it said last, for the cause.
       if (!stopping) {
-        console.error(`${command.join(' ')} ended (exit ${code}, signal ${signal}) while in use; its last output:`);
+        console.error(
+          `${command.join(' ')} ended (exit ${code}, signal ${signal}) while in use; its last output:`,
+        );
         console.error(output.slice(-8000));
       }
     });
