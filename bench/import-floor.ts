@@ -21,9 +21,7 @@ const EVENT_TABLES = ['views', 'visits', 'downloads'] as const;
 export async function importFloorSeconds(databaseUrl: string, workDir: string): Promise<number> {
   const url = new URL(databaseUrl);
   const database = decodeURIComponent(url.pathname.slice(1));
-  const floorUrl = new URL(url);
   const floor = `${database}_floor`;
-  floorUrl.pathname = `/${floor}`;
   const dir = mkdtempSync(join(workDir, 'floor-'));
   const file = (table: string) => join(dir, `${table}.copy`);
   const admin = await connect(url, 'postgres');
@@ -38,7 +36,7 @@ export async function importFloorSeconds(databaseUrl: string, workDir: string): 
     }
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(floor)} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${quoteIdent(floor)} TEMPLATE ${quoteIdent(database)}`);
-    const target = await connect(floorUrl);
+    const target = await connect(url, floor);
     try {
       // view_pages and notifications refer to views and visits: emptied with them.
       await target.query(`TRUNCATE ${EVENT_TABLES.join(', ')} CASCADE`);

@@ -31,9 +31,9 @@ export async function writeDemo(db: Database, clock: Clock, work: FileWork): Pro
   const id = (demoId: unknown) => ids.get(String(demoId)) ?? String(demoId);
   const inRoom = (roomId: string) => (raw: Raw) => String(raw.dealRoomId) === roomId;
 
-  const now = { db, clock: new ManualClock(clock.now()), appUrl: '' };
+  const teamsCtx = { db, clock: new ManualClock(clock.now()), appUrl: '' };
   for (const team of data.teams) {
-    await createTeam(now, { id: String(team.id), name: String(team.name) });
+    await createTeam(teamsCtx, { id: String(team.id), name: String(team.name) });
   }
   const writeRoom = async (room: Raw) => {
     const roomId = String(room.id);
