@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   readdirSync,
@@ -8,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/index.js';
 import { systemClock } from '../core/clock.ts';
@@ -17,7 +18,7 @@ import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/commands.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { load, make } from '../testing/fixtures.ts';
-import { BIN, dealroom, startServer, startWorkerProcess } from '../testing/process.ts';
+import { BIN, COMMAND, dealroom, startServer, startWorkerProcess } from '../testing/process.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
@@ -469,5 +470,19 @@ describe('the dealroom binary', () => {
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it("starts `import` with a 4 MB young generation and every other command with V8's own", () => {
+    // A `node` first on PATH that prints the arguments the launcher gives it.
+    const bin = tempDir('node-bin');
+    writeFileSync(join(bin, 'node'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
+    const launch = (args: string[]) =>
+      spawnSync(COMMAND, args, { env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}` } })
+        .stdout.toString()
+        .trim()
+        .split('\n');
+    expect(launch(['import', 'data.json'])).toEqual(['--max-semi-space-size=4', BIN, 'import', 'data.json']);
+    expect(launch(['serve', '--port', '0'])).toEqual([BIN, 'serve', '--port', '0']);
+    expect(launch(['migrate', 'import'])).toEqual([BIN, 'migrate', 'import']);
   });
 });
