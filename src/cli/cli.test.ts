@@ -483,7 +483,12 @@ describe('the dealroom binary', () => {
         .split('\n');
     // The launcher names its entry by its real path.
     const entry = realpathSync(BIN);
-    expect(launch(['import', 'data.json'])).toEqual(['--max-semi-space-size=4', entry, 'import', 'data.json']);
+    expect(launch(['import', 'data.json'])).toEqual([
+      '--max-semi-space-size=4',
+      entry,
+      'import',
+      'data.json',
+    ]);
     expect(launch(['serve', '--port', '0'])).toEqual([entry, 'serve', '--port', '0']);
     expect(launch(['migrate', 'import'])).toEqual([entry, 'migrate', 'import']);
   });
