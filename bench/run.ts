@@ -70,14 +70,18 @@ interface Round {
   loopMaxMs: number;
 }
 
+/** A round's ratio: the service to the one-query route where there is one, else to the bare route. */
+const roundRatio = (round: Round) => round.result.rps / (round.oneQuery ?? round.bare).rps;
+
 /**
  * A read's row from its rounds: the round whose ratio (to the one-query route where there is
  * one, else to the bare route) is the median, so one burst of another tenant's load in one
  * round does not decide it; the highest p99, the longest stall and every failure of them all.
  */
 function medianRow(name: string, bytes: number, rounds: Round[]): Row {
-  const ratio = (r: Round) => r.result.rps / (r.oneQuery ?? r.bare).rps;
-  const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)] as Round;
+  const median = [...rounds].sort((a, b) => roundRatio(a) - roundRatio(b))[
+    Math.floor(rounds.length / 2)
+  ] as Round;
   return {
     name,
     bytes,
@@ -267,7 +271,7 @@ async function benchStore(
           const row = medianRow(name, bytes, rounds);
           rows.push(row);
           console.log(
-            `${store}: ${name}: ${row.rps.toFixed(0)} req/s (${(row.rps / row.bare.rps).toFixed(2)}x bare${row.oneQuery ? `, ${(row.rps / row.oneQuery.rps).toFixed(2)}x one-query` : ''}; rounds ${rounds.map((r) => (r.result.rps / (r.oneQuery ?? r.bare).rps).toFixed(2)).join(', ')}), p99 ${row.p99} ms`,
+            `${store}: ${name}: ${row.rps.toFixed(0)} req/s (${(row.rps / row.bare.rps).toFixed(2)}x bare${row.oneQuery ? `, ${(row.rps / row.oneQuery.rps).toFixed(2)}x one-query` : ''}; rounds ${rounds.map((r) => roundRatio(r).toFixed(2)).join(', ')}), p99 ${row.p99} ms`,
           );
         }
         const { etag } = await get(`${busy}/analytics?period=all`);
