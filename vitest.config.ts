@@ -21,8 +21,18 @@ export default defineConfig({
     // (testing/lent-stores.ts): no module mocks, no env writes.
     // A fork allocates much and keeps little (apps, stores and responses of suite after suite):
     // a 64 MB young generation scavenges less often and promotes less (about 3% of the run's CPU).
+    // The in-memory stores' PGlite runs on V8's baseline WebAssembly compiler alone: its
+    // statements here are small and many, and optimising its hot functions in each fork cost more
+    // than it saved (the forks' CPU 207 and 210 s with it, 219 and 229 s without, in whole runs).
+    // The service keeps V8's defaults: `dealroom serve` on the embedded store with the baseline
+    // compiler alone answered most read routes more slowly under load (bench/analysis.md).
     poolOptions: {
-      forks: { maxForks: 3, minForks: 3, isolate: false, execArgv: ['--max-semi-space-size=64'] },
+      forks: {
+        maxForks: 3,
+        minForks: 3,
+        isolate: false,
+        execArgv: ['--max-semi-space-size=64', '--liftoff-only'],
+      },
     },
   },
 });
