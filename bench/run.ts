@@ -74,9 +74,9 @@ interface Round {
 const roundRatio = (round: Round) => round.result.rps / (round.oneQuery ?? round.bare).rps;
 
 /**
- * A read's row from its rounds: the round whose ratio (to the one-query route where there is
- * one, else to the bare route) is the median, so one burst of another tenant's load in one
- * round does not decide it; the highest p99, the longest stall and every failure of them all.
+ * A read's row from its rounds: the round whose `roundRatio` is the median, so one burst of
+ * another tenant's load in one round does not decide it; the highest p99, the longest stall
+ * and every failure of them all.
  */
 function medianRow(name: string, bytes: number, rounds: Round[]): Row {
   const median = [...rounds].sort((a, b) => roundRatio(a) - roundRatio(b))[
