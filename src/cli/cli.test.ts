@@ -18,7 +18,7 @@ import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/commands.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { load, make } from '../testing/fixtures.ts';
-import { BIN, COMMAND, dealroom, startServer, startWorkerProcess } from '../testing/process.ts';
+import { BIN, COMMAND, dealroom, type Server, startServer, startWorkerProcess } from '../testing/process.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
@@ -82,7 +82,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     }
   });
 
-  it('starts the management API only with ADMIN_TOKEN, on its own port, with /metrics there', async () => {
+  it('starts the management API only with ADMIN_TOKEN', async () => {
     const plain = await startServer([], env);
     try {
       // The launcher (bin/dealroom) became node itself, with glibc's trim threshold held.
@@ -93,18 +93,31 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     } finally {
       await plain.stop();
     }
+  });
+
+  // One server for the steps that only need one running; the store admits one at a time.
+  describe('while serve runs with ADMIN_TOKEN', () => {
     const token = 'a-long-enough-admin-token';
-    const server = await startServer([], {
-      ...env,
-      ADMIN_TOKEN: token,
-      MANAGEMENT_PORT: '0',
-      MALLOC_TRIM_THRESHOLD_: '262144',
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    let server: Server;
+    let manage: string;
+    beforeAll(async () => {
+      expect((await dealroom(['migrate'], env)).code).toBe(0);
+      server = await startServer([], {
+        ...env,
+        ADMIN_TOKEN: token,
+        MANAGEMENT_PORT: '0',
+        MALLOC_TRIM_THRESHOLD_: '262144',
+      });
+      manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '';
     });
-    try {
+    afterAll(async () => {
+      if (server.child.exitCode === null) await server.stop();
+    });
+
+    it('serves the management API on its own port, with /metrics there', async () => {
       expect(environOf(server.child.pid)).toContain('MALLOC_TRIM_THRESHOLD_=262144');
-      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
       expect(manage).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const created = await fetch(`${manage}/teams`, { method: 'POST', headers, body: '{"name":"Live"}' });
       expect(created.status).toBe(201);
       expect((await fetch(`${manage}/teams`, { method: 'POST', body: '{}' })).status).toBe(401);
@@ -115,23 +128,9 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       const spec = await fetch(`${manage}/openapi.json`, { headers });
       expect(spec.status).toBe(200);
       expect((await spec.json()).openapi).toMatch(/^3\./);
-    } finally {
-      // Requests refused by the token check (above) are counted like any other: the server
-      // stops at once, instead of waiting out its 10-second grace period for a connection it
-      // thinks has not sent its request yet.
-      const stopping = Date.now();
-      expect(await server.stop()).toBe(0);
-      expect(Date.now() - stopping).toBeLessThan(5000);
-    }
-  });
+    });
 
-  it('records view starts arriving together through serve, and the read API counts each at once', async () => {
-    const token = 'a-long-enough-admin-token';
-    expect((await dealroom(['migrate'], env)).code).toBe(0);
-    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
-    try {
-      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    it('records view starts arriving together through serve, and the read API counts each at once', async () => {
       const post = async (path: string, body: unknown) => {
         const response = await fetch(`${manage}${path}`, {
           method: 'POST',
@@ -168,18 +167,9 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       const metrics = await (await fetch(`${manage}/metrics`, { headers })).text();
       expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="view.started"\} 40$/m);
       expect(metrics).toMatch(/^dealroom_events_recorded_total\{type="viewer.created"\} 25$/m);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  });
+    });
 
-  it('stores a document file from the command line while serve runs (pages counted; a text file refused, nothing changed)', async () => {
-    const token = 'a-long-enough-admin-token';
-    expect((await dealroom(['migrate'], env)).code).toBe(0);
-    const server = await startServer([], { ...env, ADMIN_TOKEN: token, MANAGEMENT_PORT: '0' });
-    try {
-      const manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1];
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    it('stores a document file from the command line while serve runs (pages counted; a text file refused, nothing changed)', async () => {
       const post = async (path: string, body: unknown) =>
         (
           (await (
@@ -216,9 +206,30 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       ).toBe('%PDF-');
       const pages = await fetch(`${manage}/documents/${documentId}/pages?period=all`, { headers });
       expect(((await pages.json()) as { data: { pageCount: number } }).data.pageCount).toBe(4);
-    } finally {
+    });
+
+    it('revokes a key while the server runs: it fails within one second', async () => {
+      const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
+      const key = created.stdout.trim();
+      const get = () => fetch(`${server.base}/v1/deal-rooms`, { headers: { 'x-api-key': key } });
+      expect((await get()).status).toBe(200);
+      const id = /created key ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
+      const revoked = await dealroom(['keys', 'revoke', id], env);
+      expect(revoked.code).toBe(0);
+      await new Promise((r) => setTimeout(r, KEY_CACHE_MS));
+      const res = await get();
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: 'Invalid API key', code: 'unauthorized' });
+    });
+
+    it('stops at once, exit 0: requests refused by the token check do not hold it open', async () => {
+      // Refused requests are counted like any other: the server stops at once, instead of
+      // waiting out its 10-second grace period for a connection it thinks has not sent its
+      // request yet.
+      const stopping = Date.now();
       expect(await server.stop()).toBe(0);
-    }
+      expect(Date.now() - stopping).toBeLessThan(5000);
+    });
   });
 
   it('delivers webhooks from inside serve (not with --no-worker); dealroom webhooks manages them while it runs', async () => {
@@ -323,25 +334,6 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     } finally {
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
-    }
-  });
-
-  it('revokes a key while the server runs: it fails within one second', async () => {
-    const created = await dealroom(['keys', 'create', '--team', team.id as string], env);
-    const key = created.stdout.trim();
-    const server = await startServer([], env);
-    try {
-      const get = () => fetch(`${server.base}/v1/deal-rooms`, { headers: { 'x-api-key': key } });
-      expect((await get()).status).toBe(200);
-      const id = /created key ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
-      const revoked = await dealroom(['keys', 'revoke', id], env);
-      expect(revoked.code).toBe(0);
-      await new Promise((r) => setTimeout(r, KEY_CACHE_MS));
-      const res = await get();
-      expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: 'Invalid API key', code: 'unauthorized' });
-    } finally {
-      await server.stop();
     }
   });
 
