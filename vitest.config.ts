@@ -4,16 +4,17 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'packages/**/*.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
-    // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with three
-    // forks, their servers and browsers on two cores, a step can take three times as long.
+    // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with four
+    // forks, their servers and browsers on two cores, a step can take four times as long.
     testTimeout: 90_000,
     hookTimeout: 120_000,
     // Hundreds of passwords are hashed; at scrypt's N=2^17 each is most of a second of a core.
     // Every spawned `dealroom` inherits it; core/passwords.test.ts checks the default cost.
     env: { PASSWORD_SCRYPT_N: '1024' },
     pool: 'forks',
-    // Three forks on two cores: much of a test's time is spent waiting on a server, a spawned
-    // process or a browser, and a third fork fills it (a fourth gained nothing). All three are
+    // Four forks on two cores: much of a test's time is spent waiting on a server, a spawned
+    // process, a browser or a real clock, and more forks fill it (on an AMD EPYC pair, a fourth
+    // took the run from 145-153 s to 133-143 s; on a slower Xeon pair it gained nothing). All are
     // kept for the whole run: with isolate off, a fork that vitest 3.2 stops when idle takes
     // the files queued for it along, unreported. A test file's imports are loaded once per
     // fork, not again for every file (about a tenth of the run). Test files share no state
@@ -28,8 +29,8 @@ export default defineConfig({
     // compiler alone answered most read routes more slowly under load (bench/analysis.md).
     poolOptions: {
       forks: {
-        maxForks: 3,
-        minForks: 3,
+        maxForks: 4,
+        minForks: 4,
         isolate: false,
         execArgv: ['--max-semi-space-size=64', '--liftoff-only'],
       },
