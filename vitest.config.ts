@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'packages/**/*.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
     // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with four
-    // forks, their servers and browsers on two cores, a step can take four times as long.
+    // forks, their servers and browsers on two cores, a step can take several times as long.
     testTimeout: 90_000,
     hookTimeout: 120_000,
     // Hundreds of passwords are hashed; at scrypt's N=2^17 each is most of a second of a core.
@@ -14,12 +14,13 @@ export default defineConfig({
     pool: 'forks',
     // Four forks on two cores: much of a test's time is spent waiting on a server, a spawned
     // process, a browser or a real clock, and more forks fill it (on an AMD EPYC pair, a fourth
-    // took the run from 145-153 s to 133-143 s; on a slower Xeon pair it gained nothing). All are
-    // kept for the whole run: with isolate off, a fork that vitest 3.2 stops when idle takes
-    // the files queued for it along, unreported. A test file's imports are loaded once per
-    // fork, not again for every file (about a tenth of the run). Test files share no state
-    // but what they make and the emptied in-memory stores a fork lends from suite to suite
-    // (testing/lent-stores.ts): no module mocks, no env writes.
+    // took two pairs of runs from 153 to 143 s and from 145 to 134 s, a fifth gained nothing;
+    // on a slower Xeon pair a fourth gained nothing). All are kept for the whole run: with
+    // isolate off, a fork that vitest 3.2 stops when idle takes the files queued for it along,
+    // unreported. A test file's imports are loaded once per fork, not again for every file
+    // (about a tenth of the run). Test files share no state but what they make and the emptied
+    // in-memory stores a fork lends from suite to suite (testing/lent-stores.ts): no module
+    // mocks, no env writes.
     // A fork allocates much and keeps little (apps, stores and responses of suite after suite):
     // a 64 MB young generation scavenges less often and promotes less (about 3% of the run's CPU).
     // The in-memory stores' PGlite runs on V8's baseline WebAssembly compiler alone: its
