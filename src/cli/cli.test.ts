@@ -112,7 +112,7 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
       manage = /Management API listening on (http:\/\/\S+)/.exec(server.output())?.[1] ?? '';
     });
     afterAll(async () => {
-      if (server.child.exitCode === null) await server.stop();
+      if (server?.child.exitCode === null) await server.stop();
     });
 
     it('serves the management API on its own port, with /metrics there', async () => {
