@@ -154,6 +154,23 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
     await expect(fetch(`${server.readApi}/healthz`)).rejects.toThrow();
   });
 
+  it('closes within its grace period, the drain included, when an accepted connection never sends a request', async () => {
+    const env = await freshEnv();
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
+    const server = await startQuiet(config, { worker: false, shutdownGraceMs: 2000 });
+    const socket = connect(Number(new URL(server.readApi).port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    const started = Date.now();
+    await server.close();
+    const took = Date.now() - started;
+    await closed;
+    // Waited for the request the whole grace period, then cut it: not a second period after.
+    expect(took).toBeGreaterThanOrEqual(1900);
+    expect(took).toBeLessThan(3500);
+  });
+
   it('stops accepting new connections as it shuts down under continuous load, and closes promptly', async () => {
     const env = await freshEnv();
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });

@@ -52,6 +52,8 @@ export interface ServerOptions {
   web?: boolean;
   /** The web app's port, when not WEB_PORT (tests: 0, any free one). */
   webPort?: number;
+  /** How long closing may take before the connections left are cut (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs?: number;
   clock?: Clock;
   /**
    * How other `dealroom` commands are run while this process holds the embedded store: they
@@ -298,13 +300,18 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         stopped ??= (async () => {
           closing = true;
           closeControl?.();
-          await activity.drained(SHUTDOWN_GRACE_MS);
+          // One grace period for the whole close, the drain included.
+          const by = Date.now() + (options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+          await activity.drained(by);
           // A connection that opened but never sent a request would hold close() open until
-          // the headers timeout; after the grace period every connection left is cut.
-          const cut = setTimeout(() => {
-            logger.warn('grace period over: closing the connections still open');
-            for (const listener of listeners) listener.server.closeAllConnections();
-          }, SHUTDOWN_GRACE_MS);
+          // the headers timeout; once the grace period is over every connection left is cut.
+          const cut = setTimeout(
+            () => {
+              logger.warn('grace period over: closing the connections still open');
+              for (const listener of listeners) listener.server.closeAllConnections();
+            },
+            Math.max(0, by - Date.now()),
+          );
           try {
             await closeAll();
           } finally {
@@ -361,13 +368,12 @@ class Activity {
    * Drain before closing: close() also drops idle keep-alive connections, and one accepted
    * but not yet read (a busy event loop, a client slow to send) looks idle. So new connections
    * are refused first, then the listeners wait until nothing is in flight, no request has come
-   * for a moment, and every connection already accepted has sent its request.
+   * for a moment, and every connection already accepted has sent its request: until `by`.
    */
-  async drained(graceMs: number): Promise<void> {
+  async drained(by: number): Promise<void> {
     // Stop listening, keeping every connection (net's close: http's would also drop idle
     // keep-alive ones, on which a client may still be about to ask).
     for (const server of this.#servers) NetServer.prototype.close.call(server.server);
-    const by = Date.now() + graceMs;
     while (
       Date.now() < by &&
       (this.#inFlight > 0 || this.#unused.size > 0 || Date.now() - this.#lastAt < DRAIN_QUIET_MS)
