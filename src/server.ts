@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server as NetServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -18,6 +16,7 @@ import type { DeliveryWorker } from './delivery/worker.ts';
 import { removeStaleFolders } from './documents/files.ts';
 import { type Renderer, startRenderer } from './documents/renderer.ts';
 import type { HealthCheck } from './health/routes.ts';
+import { Activity } from './http/drain.ts';
 import { createLinkPageLimiter } from './link-page/limits.ts';
 import { mailerOf } from './mail/mailer.ts';
 import { buildManagementApp } from './management/app.ts';
@@ -33,8 +32,6 @@ import { writeContexts } from './write/context.ts';
 
 /** How long requests in flight get to finish before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
-/** How long no request may arrive before a draining server closes. */
-const DRAIN_QUIET_MS = 300;
 /** Connections of the view-start thread's pool: one batch is written at a time, so one, and one spare. */
 const VIEW_START_CONNECTIONS = 2;
 /** Connections of the webhook worker's pool on PostgreSQL. */
@@ -325,61 +322,6 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     // Listening with a store that cannot be run would answer every request with a 500.
     await closeAll();
     throw err;
-  }
-}
-
-/**
- * Requests in flight on the listeners. Responses finished while closing close their
- * connection, so keep-alive clients do not hold the server open once answered.
- */
-class Activity {
-  #inFlight = 0;
-  #lastAt = Date.now();
-  /** Connections accepted that have not sent a request yet: each is answered before closing. */
-  readonly #unused = new Set<Socket>();
-  readonly #servers: TypedFastify[] = [];
-  constructor(readonly closing: () => boolean) {}
-
-  track(server: TypedFastify): void {
-    this.#servers.push(server);
-    server.server.on('connection', (socket: Socket) => {
-      this.#unused.add(socket);
-      socket.once('close', () => this.#unused.delete(socket));
-    });
-    server.addHook('onSend', async (_request, reply, payload) => {
-      if (this.closing()) reply.header('Connection', 'close');
-      return payload;
-    });
-    // Counted on the HTTP server itself, not in Fastify's hooks: a request refused by an
-    // earlier hook (a wrong admin token) skips the hooks after it, and would otherwise leave
-    // its connection counted as unused, or the count of requests in flight off by one.
-    server.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.#unused.delete(request.socket);
-      this.#inFlight++;
-      this.#lastAt = Date.now();
-      response.once('close', () => {
-        this.#inFlight--;
-        this.#lastAt = Date.now();
-      });
-    });
-  }
-
-  /**
-   * Drain before closing: close() also drops idle keep-alive connections, and one accepted
-   * but not yet read (a busy event loop, a client slow to send) looks idle. So new connections
-   * are refused first, then the listeners wait until nothing is in flight, no request has come
-   * for a moment, and every connection already accepted has sent its request: until `by`.
-   */
-  async drained(by: number): Promise<void> {
-    // Stop listening, keeping every connection (net's close: http's would also drop idle
-    // keep-alive ones, on which a client may still be about to ask).
-    for (const server of this.#servers) NetServer.prototype.close.call(server.server);
-    while (
-      Date.now() < by &&
-      (this.#inFlight > 0 || this.#unused.size > 0 || Date.now() - this.#lastAt < DRAIN_QUIET_MS)
-    ) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
   }
 }
 
