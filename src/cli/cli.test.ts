@@ -114,6 +114,15 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     afterAll(async () => {
       if (server?.child.exitCode === null) await server.stop();
     });
+    /** A management API POST, as JSON, with the admin token. */
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${manage}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { data: { id: string } } };
+    };
 
     it('serves the management API on its own port, with /metrics there', async () => {
       expect(environOf(server.child.pid)).toContain('MALLOC_TRIM_THRESHOLD_=262144');
@@ -131,14 +140,6 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     });
 
     it('records view starts arriving together through serve, and the read API counts each at once', async () => {
-      const post = async (path: string, body: unknown) => {
-        const response = await fetch(`${manage}${path}`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(body),
-        });
-        return { status: response.status, body: (await response.json()) as { data: { id: string } } };
-      };
       const teamId = (await post('/teams', { name: 'Tracked' })).body.data.id;
       const key = ((await post(`/teams/${teamId}/keys`, {})).body.data as unknown as { key: string }).key;
       const roomId = (await post(`/teams/${teamId}/deal-rooms`, { name: 'Live room' })).body.data.id;
@@ -170,17 +171,13 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     });
 
     it('stores a document file from the command line while serve runs (pages counted; a text file refused, nothing changed)', async () => {
-      const post = async (path: string, body: unknown) =>
-        (
-          (await (
-            await fetch(`${manage}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-          ).json()) as {
-            data: { id: string };
-          }
-        ).data.id;
-      const teamId = await post('/teams', { name: 'Files' });
-      const roomId = await post(`/teams/${teamId}/deal-rooms`, { name: 'Files room' });
-      const documentId = await post(`/deal-rooms/${roomId}/documents`, { name: 'Deck', status: 'published' });
+      const created = async (path: string, body: unknown) => (await post(path, body)).body.data.id;
+      const teamId = await created('/teams', { name: 'Files' });
+      const roomId = await created(`/teams/${teamId}/deal-rooms`, { name: 'Files room' });
+      const documentId = await created(`/deal-rooms/${roomId}/documents`, {
+        name: 'Deck',
+        status: 'published',
+      });
       const folder = tempDir('upload');
       writeFileSync(join(folder, 'deck.pdf'), await numberedPdf(4));
       writeFileSync(join(folder, 'notes.txt'), 'not a document');
