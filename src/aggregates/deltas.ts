@@ -49,10 +49,27 @@ export const TIME_ROLLUPS = [
   { cte: 'per_slot', table: 'room_slots', key: 'slot', of: slot },
 ] as const;
 
-/** Views started (with the duration they already have: 0 live, the whole one on import). */
-export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
-  const room = await applyViewersOfViews(tx, rows);
+/**
+ * Views started (with the duration they already have: 0 live, the whole one on import).
+ * `viewersLocked` as in applyViewersOfViews.
+ */
+export async function applyViewsStarted(
+  tx: Queryable,
+  rows: Rows,
+  options: { viewersLocked?: boolean } = {},
+): Promise<void> {
+  const room = await applyViewersOfViews(tx, rows, options);
   await room();
+}
+
+/**
+ * Locks these viewers FOR UPDATE in id order, as applyViewersOfViews locks the viewers of its
+ * rows: for a caller that knows which of them other transactions can see (an import's own new
+ * viewers are seen by no other, so locking them would only write every one of their rows twice).
+ */
+export async function lockViewers(tx: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query('SELECT 1 FROM viewers WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [ids]);
 }
 
 /**

@@ -258,6 +258,58 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
     await expect(importRecords(s.db, s.clock, datasetRecords(data))).resolves.toMatchObject({ view: 1 });
   });
 
+  it.runIf(kind === 'postgres')(
+    "waits for its stored viewers' other writers, and counts their documents with every view they committed",
+    async () => {
+      const { teamId, key } = await teamWithKey(s.db, s.clock);
+      const room = make.room(teamId);
+      const [first, second] = [make.document(room.id as string), make.document(room.id as string)];
+      const link = make.link(room.id as string);
+      const viewer = { email: 'stored@example.com', name: 'Stored' };
+      const at = '2026-05-10T00:00:00Z';
+      await load(s.db, s.clock, {
+        dealRooms: [room],
+        documents: [first, second],
+        links: [link],
+        views: [make.view(link.id as string, first.id as string, viewer, at)],
+      });
+      const [stored] = await s.db.query<{ id: string }>('SELECT id FROM viewers WHERE deal_room_id = $1', [
+        room.id,
+      ]);
+      // Another writer holds the stored viewer, as every writer of a viewer's figures does, and
+      // commits a view of the second document while the import runs.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked = () => {};
+      const lockTaken = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const other = s.db.transaction(async (tx) => {
+        await tx.query('SELECT 1 FROM viewers WHERE id = $1 FOR UPDATE', [stored?.id]);
+        locked();
+        await held;
+        await tx.query(
+          `INSERT INTO views (id, deal_room_id, document_id, link_id, viewer_id, viewer_name, started_at)
+           VALUES ($1, $2, $3, $4, $5, '', $6)`,
+          [randomUUID(), room.id, second.id, link.id, stored?.id, at],
+        );
+      });
+      await lockTaken;
+      const imported = load(s.db, s.clock, {
+        views: [make.view(link.id as string, second.id as string, viewer, '2026-05-11T00:00:00Z')],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      await other;
+      await imported;
+      // The import counted the viewer once it held them: the second document was no longer new.
+      const viewers = (await s.api.get(`/v1/deal-rooms/${room.id}/viewers`, key)).body.data;
+      expect(viewers).toMatchObject([{ totalViews: 2, documentsViewed: 1 }]);
+    },
+  );
+
   it('refuses ids that already exist and rolls back a batch already written', async () => {
     const first = sampleData();
     await load(s.db, s.clock, first.data);

@@ -1,4 +1,4 @@
-import { applyDownloads, applyViewsStarted, applyVisits } from '../aggregates/deltas.ts';
+import { applyDownloads, applyViewsStarted, applyVisits, lockViewers } from '../aggregates/deltas.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
 import { copyLine } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
@@ -44,12 +44,19 @@ export class EventStaging {
     return lines.length >= CHUNK_ROWS ? this.send(kind) : undefined;
   }
 
-  /** Sends what is left, then applies the staged events to the derived figures. */
-  async finish(): Promise<void> {
+  /**
+   * Sends what is left, then applies the staged events to the derived figures. `storedViewers`:
+   * the viewers of these events that were in the database before the import (the others are
+   * its own, which no other transaction sees, so they need no lock).
+   */
+  async finish(storedViewers: readonly string[]): Promise<void> {
     for (const kind of Object.keys(STAGED) as StagedKind[]) await this.send(kind);
     await this.inFlight;
     if (!this.created) return;
-    await applyViewsStarted(this.tx, tableRows(STAGED.views.staging, STAGED.views.columns));
+    await lockViewers(this.tx, storedViewers);
+    await applyViewsStarted(this.tx, tableRows(STAGED.views.staging, STAGED.views.columns), {
+      viewersLocked: true,
+    });
     await applyVisits(this.tx, tableRows(STAGED.visits.staging, STAGED.visits.columns));
     await applyDownloads(this.tx, tableRows(STAGED.downloads.staging, STAGED.downloads.columns));
   }

@@ -50,8 +50,13 @@ export class ImportWriter {
   private readonly documents = new Map<string, Known>();
   private readonly links = new Map<string, Known>();
   private readonly shortIds = new Map<string, string>();
-  /** Viewer ids by identity, per room; a room already in the database is loaded whole on first use. */
-  private readonly viewers = new Map<string, Map<string, string>>();
+  /**
+   * Viewer ids by identity, per room: those the database held (a room already there is loaded
+   * whole on first use) and those this import adds.
+   */
+  private readonly viewers = new Map<string, { stored: Map<string, string>; added: Map<string, string> }>();
+  /** The stored viewers this import counts events of: other transactions may write them too. */
+  private readonly storedSeen = new Set<string>();
   /** Published documents and links added per room, rooms added per team and status. */
   private readonly roomContents = new Map<string, RoomContentsDelta>();
   private readonly teamRooms = new Map<string, TeamRoomsDelta>();
@@ -127,13 +132,13 @@ export class ImportWriter {
     await this.flush();
     await applyTeamRooms(this.tx, [...this.teamRooms.values()]);
     await applyRoomContents(this.tx, [...this.roomContents.values()]);
-    await this.events.finish();
+    await this.events.finish([...this.storedSeen]);
   }
 
   private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
     await this.resolve(this.teams, 'teams', record.teamId, where, 'teamId', 'team');
     this.define(this.rooms, record.id, { owner: record.teamId }, where, 'deal room');
-    this.viewers.set(record.id, new Map()); // new: it has no viewers in the database
+    this.viewers.set(record.id, { stored: new Map(), added: new Map() }); // new: none stored
     const team = this.teamRooms.get(record.teamId) ?? { teamId: record.teamId, active: 0, archived: 0 };
     team[record.status]++;
     this.teamRooms.set(record.teamId, team);
@@ -307,10 +312,15 @@ export class ImportWriter {
     const known = this.viewers.get(roomId);
     if (!known) return this.loadViewers(roomId).then(() => this.viewerId(roomId, viewer, at));
     const identity = identityKey(viewer);
-    let id = known.get(identity);
+    const stored = known.stored.get(identity);
+    if (stored) {
+      this.storedSeen.add(stored);
+      return stored;
+    }
+    let id = known.added.get(identity);
     if (!id) {
       id = newId();
-      known.set(identity, id);
+      known.added.set(identity, id);
       this.queue(
         'viewers',
         [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at],
@@ -325,7 +335,10 @@ export class ImportWriter {
       'SELECT id, identity FROM viewers WHERE deal_room_id = $1',
       [roomId],
     );
-    this.viewers.set(roomId, new Map(rows.map((row) => [row.identity, row.id])));
+    this.viewers.set(roomId, {
+      stored: new Map(rows.map((row) => [row.identity, row.id])),
+      added: new Map(),
+    });
   }
 
   private queue(table: Table, row: unknown[], where: string): void {
