@@ -49,27 +49,10 @@ export const TIME_ROLLUPS = [
   { cte: 'per_slot', table: 'room_slots', key: 'slot', of: slot },
 ] as const;
 
-/**
- * Views started (with the duration they already have: 0 live, the whole one on import).
- * `viewersLocked` as in applyViewersOfViews.
- */
-export async function applyViewsStarted(
-  tx: Queryable,
-  rows: Rows,
-  options: { viewersLocked?: boolean } = {},
-): Promise<void> {
-  const room = await applyViewersOfViews(tx, rows, options);
+/** Views started (with the duration they already have: 0 live, the whole one on import). */
+export async function applyViewsStarted(tx: Queryable, rows: Rows): Promise<void> {
+  const room = await applyViewersOfViews(tx, rows);
   await room();
-}
-
-/**
- * Locks these viewers FOR UPDATE in id order, as applyViewersOfViews locks the viewers of its
- * rows: for a caller that knows which of them other transactions can see (an import's own new
- * viewers are seen by no other, so locking them would only write every one of their rows twice).
- */
-export async function lockViewers(tx: Queryable, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.query('SELECT 1 FROM viewers WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [ids]);
 }
 
 /**
@@ -84,6 +67,34 @@ export async function applyViewersOfViews(
   rows: Rows,
   options: { viewersLocked?: boolean } = {},
 ): Promise<() => Promise<void>> {
+  const moves = await viewerFiguresOfViews(tx, rows, options);
+  return () => applyRoomViews(tx, rows, moves);
+}
+
+/**
+ * Each viewer's views in `from`, gathered as three named subqueries: `agg` (how many, their
+ * duration, the first), `latest` (the latest view) and `named` (the latest that gave a name).
+ */
+export const viewerViews = (from: string) => `agg AS (
+       SELECT viewer_id, count(*)::int AS n, sum(duration_seconds) AS duration, min(started_at) AS first_at
+         FROM ${from} GROUP BY viewer_id
+     ), latest AS (
+       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, link_id
+         FROM ${from} ORDER BY viewer_id, started_at DESC, id DESC
+     ), named AS (
+       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, viewer_name
+         FROM ${from} WHERE viewer_name <> '' ORDER BY viewer_id, started_at DESC, id DESC
+     )`;
+
+/**
+ * Each stored viewer's figures, with the views in `rows` added (applyViewersOfViews); the
+ * moves of their latest views between slots, for applyRoomViews.
+ */
+export async function viewerFiguresOfViews(
+  tx: Queryable,
+  rows: Rows,
+  options: { viewersLocked?: boolean } = {},
+): Promise<LatestMove[]> {
   const from = `(${rows.sql}) s`;
   // Lock the viewers first, in a statement of its own: the next statement then sees every
   // view committed before the lock was granted, so two concurrent first views of one
@@ -94,24 +105,15 @@ export async function applyViewersOfViews(
       rows.params,
     );
   }
-  const moves = await tx.query<LatestMove>(
-    `WITH agg AS (
-       SELECT viewer_id, count(*)::int AS n, sum(duration_seconds) AS duration, min(started_at) AS first_at
-         FROM ${from} GROUP BY viewer_id
-     ), latest AS (
-       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, link_id
-         FROM ${from} ORDER BY viewer_id, started_at DESC, id DESC
-     ), named AS (
-       SELECT DISTINCT ON (viewer_id) viewer_id, started_at, id, viewer_name
-         FROM ${from} WHERE viewer_name <> '' ORDER BY viewer_id, started_at DESC, id DESC
-     ), pairs AS (
+  return tx.query<LatestMove>(
+    `WITH ${viewerViews(from)}, pairs AS (
        SELECT viewer_id, document_id, count(*) AS n FROM ${from} GROUP BY 1, 2
      ), first_seen AS (
        -- A document is new to its viewer when these rows are all the viewer's views of it:
        -- at most n + 1 entries of the (viewer_id, document_id) index for each pair, so a
        -- viewer's thousandth view costs what their first did. A viewer with no view counted
        -- yet (locked above, so none is counted meanwhile) has only these: every pair is new,
-       -- with no look-up (an import's new viewers are most of its million views).
+       -- with no look-up.
        SELECT p.viewer_id, count(*)::int AS documents
          FROM pairs p JOIN viewers w ON w.id = p.viewer_id
         WHERE w.total_views = 0
@@ -157,20 +159,18 @@ export async function applyViewersOfViews(
      HAVING sum(latest) <> 0 OR sum(added) <> 0`,
     rows.params,
   );
-
-  // A viewer whose latest view moves from one slot (and so perhaps day) to another moves one
-  // unit of latest_viewers between them; a viewer's first view adds one unique viewer to the room.
-  const n = rows.params.length;
-  return () => applyRoomViews(tx, from, rows.params, n, moves);
 }
 
-async function applyRoomViews(
-  tx: Queryable,
-  from: string,
-  params: unknown[],
-  n: number,
-  moves: LatestMove[],
-): Promise<void> {
+/**
+ * The second half of applyViewsStarted: the views' per-document, per-day and room figures.
+ * A viewer whose latest view moves from one slot (and so perhaps day) to another moves one
+ * unit of latest_viewers between them (`moves`); a viewer's first view adds one unique viewer
+ * to the room.
+ */
+export async function applyRoomViews(tx: Queryable, rows: Rows, moves: LatestMove[]): Promise<void> {
+  const from = `(${rows.sql}) s`;
+  const { params } = rows;
+  const n = params.length;
   await tx.query(
     `WITH moves AS (
        SELECT room, slot, ${day('slot')} AS day, latest, added

@@ -1,4 +1,5 @@
-import { applyDownloads, applyViewsStarted, applyVisits, lockViewers } from '../aggregates/deltas.ts';
+import { applyDownloads, applyVisits } from '../aggregates/deltas.ts';
+import { applyImportedViews } from '../aggregates/imported-views.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
 import { copyLine } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
@@ -6,8 +7,9 @@ import type { Queryable } from '../db/database.ts';
 /**
  * An import's events go by COPY, in chunks as the file is read, both into their tables and
  * into temporary staging tables (no indexes, no WAL, dropped at commit) that hold just this
- * import's events. On PostgreSQL the COPYs run while the next chunk is read. At the end the
- * delta module applies the staged events to every derived figure, set-based.
+ * import's events; the viewers it adds go to a staging table alone. On PostgreSQL the COPYs
+ * run while the next chunk is read. At the end the delta module applies the staged events to
+ * every derived figure, set-based, and inserts the new viewers with theirs.
  */
 const STAGED = {
   views: {
@@ -19,6 +21,18 @@ const STAGED = {
   },
   visits: { table: 'visits', staging: 'import_visits', columns: VISIT_COLUMNS, extra: [] },
   downloads: { table: 'downloads', staging: 'import_downloads', columns: DOWNLOAD_COLUMNS, extra: [] },
+  viewers: {
+    table: undefined,
+    staging: 'import_viewers',
+    columns: [
+      ['id', 'uuid'],
+      ['deal_room_id', 'uuid'],
+      ['identity', 'text'],
+      ['email', 'text'],
+      ['created_at', 'timestamptz'],
+    ],
+    extra: [],
+  },
 } as const;
 
 export type StagedKind = keyof typeof STAGED;
@@ -27,7 +41,12 @@ const CHUNK_ROWS = 10_000;
 
 export class EventStaging {
   /** Each event as its COPY line, made when it is read: nothing else of it is kept. */
-  private readonly pending: Record<StagedKind, string[]> = { views: [], visits: [], downloads: [] };
+  private readonly pending: Record<StagedKind, string[]> = {
+    views: [],
+    visits: [],
+    downloads: [],
+    viewers: [],
+  };
   /** The COPY under way: the next one waits for it, so at most one chunk is in flight. */
   private inFlight: Promise<void> = Promise.resolve();
   private created = false;
@@ -46,17 +65,18 @@ export class EventStaging {
 
   /**
    * Sends what is left, then applies the staged events to the derived figures. `storedViewers`:
-   * the viewers of these events that were in the database before the import (the others are
-   * its own, which no other transaction sees, so they need no lock).
+   * the viewers of these events that were in the database before the import (applyImportedViews).
    */
   async finish(storedViewers: readonly string[]): Promise<void> {
     for (const kind of Object.keys(STAGED) as StagedKind[]) await this.send(kind);
     await this.inFlight;
     if (!this.created) return;
-    await lockViewers(this.tx, storedViewers);
-    await applyViewsStarted(this.tx, tableRows(STAGED.views.staging, STAGED.views.columns), {
-      viewersLocked: true,
-    });
+    await applyImportedViews(
+      this.tx,
+      tableRows(STAGED.views.staging, STAGED.views.columns),
+      tableRows(STAGED.viewers.staging, STAGED.viewers.columns),
+      storedViewers,
+    );
     await applyVisits(this.tx, tableRows(STAGED.visits.staging, STAGED.visits.columns));
     await applyDownloads(this.tx, tableRows(STAGED.downloads.staging, STAGED.downloads.columns));
   }
@@ -71,7 +91,7 @@ export class EventStaging {
     const { table, staging } = STAGED[kind];
     const columns = columnNames(kind);
     const copy = (async () => {
-      await this.tx.copyFrom(table, columns, text);
+      if (table) await this.tx.copyFrom(table, columns, text);
       await this.tx.copyFrom(staging, columns, text);
     })();
     // Not awaited here: reading and checking the next chunk overlaps with this COPY. A

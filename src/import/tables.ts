@@ -48,25 +48,11 @@ export const COLUMNS = {
     ['link_id', 'uuid'],
     ['document_id', 'uuid'],
   ],
-  viewers: [
-    ['id', 'uuid'],
-    ['deal_room_id', 'uuid'],
-    ['identity', 'text'],
-    ['email', 'text'],
-    ['created_at', 'timestamptz'],
-  ],
 } as const satisfies Record<string, readonly Column[]>;
 
 export type Table = keyof typeof COLUMNS;
 /** Tables in the order their rows must reach the database (what is referred to first). */
-export const FLUSH_ORDER: Table[] = [
-  'teams',
-  'deal_rooms',
-  'documents',
-  'links',
-  'link_documents',
-  'viewers',
-];
+export const FLUSH_ORDER: Table[] = ['teams', 'deal_rooms', 'documents', 'links', 'link_documents'];
 /** Tables whose ids the input chooses, checked against the database before insert. */
 export const CHOSEN_IDS: Partial<Record<Table, string>> = {
   teams: 'team',

@@ -31,9 +31,9 @@ interface Known {
 /**
  * Writes validated records inside the caller's transaction, resolving every reference to
  * something earlier in the input or already in the database, and refusing duplicates.
- * Teams, rooms, documents, links and viewers are inserted in batches; events are staged
- * (staging.ts) and applied to the derived figures set-based at the end, through the same
- * delta module as live writes.
+ * Teams, rooms, documents and links are inserted in batches; events and the viewers the
+ * import adds are staged (staging.ts) and applied to the derived figures set-based at the
+ * end, through the same delta module as live writes.
  */
 export class ImportWriter {
   readonly counts: Record<RecordType, number> = {
@@ -317,17 +317,14 @@ export class ImportWriter {
       this.storedSeen.add(stored);
       return stored;
     }
-    let id = known.added.get(identity);
-    if (!id) {
-      id = newId();
-      known.added.set(identity, id);
-      this.queue(
-        'viewers',
-        [id, roomId, identity, viewer.kind === 'email' ? viewer.email : '', at],
-        'viewer',
-      );
-    }
-    return id;
+    const added = known.added.get(identity);
+    if (added) return added;
+    const id = newId();
+    known.added.set(identity, id);
+    // Staged, and inserted at the end with its figures (aggregates/imported-views.ts).
+    const email = viewer.kind === 'email' ? viewer.email : '';
+    const sent = this.events.add('viewers', [id, roomId, identity, email, at]);
+    return sent ? sent.then(() => id) : id;
   }
 
   private async loadViewers(roomId: string): Promise<void> {
