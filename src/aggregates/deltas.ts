@@ -2,8 +2,9 @@ import type { Queryable } from '../db/database.ts';
 import type { Rows } from './rows.ts';
 
 /**
- * The one writer of every derived figure (with contents.ts, what rooms hold, and removals.ts,
- * events taken off): room counters, clicks per link, all-time views per
+ * The one writer of every derived figure (with contents.ts, what rooms hold, removals.ts,
+ * events taken off, page-readings.ts, pages read, and imported.ts, an import's forms of these
+ * statements): room counters, clicks per link, all-time views per
  * document, each viewer's engagement, the per-day rollups (room_daily, room_daily_views,
  * room_daily_visits) and each room's 15-minute slots (room_slots, the dashboard's days in a
  * team's timezone). Each function applies a set of events as deltas, in the caller's
@@ -30,6 +31,14 @@ export const day = (at: string) => `((${at}) AT TIME ZONE 'UTC')::date`;
 
 /** The 15-minute slot (UTC) of a timestamp expression: every timezone's midnight starts one. */
 export const slot = (at: string) => `date_bin('15 minutes', ${at}, timestamptz '2000-01-01 00:00+00')`;
+
+/**
+ * `slots: false`: the caller writes these events' per-slot rows itself, with those of its
+ * other events, in one statement (an import: aggregates/imported.ts).
+ */
+export interface SlotsOption {
+  slots?: boolean;
+}
 
 /** A viewer's latest view moving between slots: -1 where it was, +1 where it is. */
 export interface LatestMove {
@@ -167,7 +176,12 @@ export async function viewerFiguresOfViews(
  * unit of latest_viewers between them (`moves`); a viewer's first view adds one unique viewer
  * to the room.
  */
-export async function applyRoomViews(tx: Queryable, rows: Rows, moves: LatestMove[]): Promise<void> {
+export async function applyRoomViews(
+  tx: Queryable,
+  rows: Rows,
+  moves: LatestMove[],
+  { slots = true }: SlotsOption = {},
+): Promise<void> {
   const from = `(${rows.sql}) s`;
   const { params } = rows;
   const n = params.length;
@@ -190,8 +204,9 @@ export async function applyRoomViews(tx: Queryable, rows: Rows, moves: LatestMov
                  FROM ${from} GROUP BY 1 ORDER BY 1) a
         WHERE d.id = a.document_id
        RETURNING 1
-     ), ${TIME_ROLLUPS.map(
-       ({ cte, table, key, of }) => `${cte} AS (
+     ), ${TIME_ROLLUPS.filter(({ table }) => slots || table !== 'room_slots')
+       .map(
+         ({ cte, table, key, of }) => `${cte} AS (
        INSERT INTO ${table} (deal_room_id, ${key}, views, duration_seconds, latest_viewers)
        SELECT room, ${key}, sum(n), sum(duration), sum(latest)
          FROM (SELECT deal_room_id AS room, ${of('started_at')} AS ${key}, count(*) AS n,
@@ -206,7 +221,8 @@ export async function applyRoomViews(tx: Queryable, rows: Rows, moves: LatestMov
               latest_viewers = ${table}.latest_viewers + excluded.latest_viewers
        RETURNING 1
      )`,
-     ).join(', ')}
+       )
+       .join(', ')}
      UPDATE deal_rooms r
         SET total_views = r.total_views + a.n, duration_sum = r.duration_sum + a.duration,
             unique_viewers = r.unique_viewers + coalesce(m.added, 0),
@@ -292,7 +308,12 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
  * Visits: clicks per link, per day and link, per slot, and the room's figures version. `sign` -1 takes removed visits off (their link
  * or room is deleted); the per-day rows they were counted in exist, so the upsert updates.
  */
-export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
+export async function applyVisits(
+  tx: Queryable,
+  rows: Rows,
+  sign: 1 | -1 = 1,
+  { slots = true }: SlotsOption = {},
+): Promise<void> {
   const from = `(${rows.sql}) s`;
   const n = `$${rows.params.length + 1}::int`;
   await tx.query(
@@ -302,12 +323,16 @@ export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): 
        ON CONFLICT (deal_room_id, day, link_id) DO UPDATE
           SET visits = room_daily_visits.visits + excluded.visits
        RETURNING 1
-     ), per_slot AS (
+     ), ${
+       slots
+         ? `per_slot AS (
        INSERT INTO room_slots (deal_room_id, slot, visits)
        SELECT deal_room_id, ${slot('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2 ORDER BY 1, 2
        ON CONFLICT (deal_room_id, slot) DO UPDATE SET visits = room_slots.visits + excluded.visits
        RETURNING 1
-     ), per_link AS (
+     ), `
+         : ''
+     }per_link AS (
        UPDATE links l SET total_clicks = l.total_clicks + a.n
          FROM (SELECT link_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1 ORDER BY 1) a
         WHERE l.id = a.link_id
@@ -323,7 +348,12 @@ export async function applyVisits(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): 
  * Downloads (those allowed; a refused download is not one): per day and per room. `sign` -1
  * takes removed downloads off.
  */
-export async function applyDownloads(tx: Queryable, rows: Rows, sign: 1 | -1 = 1): Promise<void> {
+export async function applyDownloads(
+  tx: Queryable,
+  rows: Rows,
+  sign: 1 | -1 = 1,
+  { slots = true }: SlotsOption = {},
+): Promise<void> {
   const from = `(${rows.sql}) s`;
   const n = `$${rows.params.length + 1}::int`;
   await tx.query(
@@ -332,50 +362,19 @@ export async function applyDownloads(tx: Queryable, rows: Rows, sign: 1 | -1 = 1
        SELECT deal_room_id, ${day('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2
        ON CONFLICT (deal_room_id, day) DO UPDATE SET downloads = room_daily.downloads + excluded.downloads
        RETURNING 1
-     ), per_slot AS (
+     )${
+       slots
+         ? `, per_slot AS (
        INSERT INTO room_slots (deal_room_id, slot, downloads)
        SELECT deal_room_id, ${slot('at')}, count(*) * ${n} FROM ${from} GROUP BY 1, 2
        ON CONFLICT (deal_room_id, slot) DO UPDATE SET downloads = room_slots.downloads + excluded.downloads
        RETURNING 1
-     )
+     )`
+         : ''
+     }
      UPDATE deal_rooms r SET total_downloads = r.total_downloads + a.n, figures_version = r.figures_version + 1
        FROM (SELECT deal_room_id, count(*)::int * ${n} AS n FROM ${from} GROUP BY 1) a
       WHERE r.id = a.deal_room_id`,
     [...rows.params, sign],
-  );
-}
-
-/** Active seconds read on one page of a started view, and whether the view reads that page for the first time. */
-export interface PageReading {
-  documentId: string;
-  /** When the view started: its page figures count on that day, as its duration does. */
-  startedAt: Date;
-  page: number;
-  seconds: number;
-  first: boolean;
-}
-
-/**
- * Active reading reported by views: per page (of the document, on the day the view started)
- * its seconds, and one more view for each page a view reads for the first time.
- */
-export async function applyPageReadings(tx: Queryable, readings: readonly PageReading[]): Promise<void> {
-  if (readings.length === 0) return;
-  await tx.query(
-    `INSERT INTO document_page_daily (document_id, day, page, views, active_seconds)
-     SELECT document, ${day('started_at')}, page, sum(first::int), sum(seconds)
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::boolean[])
-            AS p(document, started_at, page, seconds, first)
-      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-     ON CONFLICT (document_id, day, page) DO UPDATE
-       SET views = document_page_daily.views + EXCLUDED.views,
-           active_seconds = document_page_daily.active_seconds + EXCLUDED.active_seconds`,
-    [
-      readings.map((r) => r.documentId),
-      readings.map((r) => r.startedAt),
-      readings.map((r) => r.page),
-      readings.map((r) => r.seconds),
-      readings.map((r) => r.first),
-    ],
   );
 }

@@ -1,5 +1,4 @@
-import { applyDownloads, applyVisits } from '../aggregates/deltas.ts';
-import { applyImportedViews } from '../aggregates/imported-views.ts';
+import { applyImportedEvents } from '../aggregates/imported.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
 import { copyLine } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
@@ -65,20 +64,23 @@ export class EventStaging {
 
   /**
    * Sends what is left, then applies the staged events to the derived figures. `storedViewers`:
-   * the viewers of these events that were in the database before the import (applyImportedViews).
+   * the viewers of these events that were in the database before the import (applyImportedEvents).
    */
   async finish(storedViewers: readonly string[]): Promise<void> {
     for (const kind of Object.keys(STAGED) as StagedKind[]) await this.send(kind);
     await this.inFlight;
     if (!this.created) return;
-    await applyImportedViews(
+    const staged = (kind: StagedKind) => tableRows(STAGED[kind].staging, STAGED[kind].columns);
+    await applyImportedEvents(
       this.tx,
-      tableRows(STAGED.views.staging, STAGED.views.columns),
-      tableRows(STAGED.viewers.staging, STAGED.viewers.columns),
+      {
+        views: staged('views'),
+        visits: staged('visits'),
+        downloads: staged('downloads'),
+        added: staged('viewers'),
+      },
       storedViewers,
     );
-    await applyVisits(this.tx, tableRows(STAGED.visits.staging, STAGED.visits.columns));
-    await applyDownloads(this.tx, tableRows(STAGED.downloads.staging, STAGED.downloads.columns));
   }
 
   private async send(kind: StagedKind): Promise<void> {

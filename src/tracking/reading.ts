@@ -1,5 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
-import { applyPageReadings, applyViewDurations } from '../aggregates/deltas.ts';
+import { applyViewDurations } from '../aggregates/deltas.ts';
+import { applyPageReadings } from '../aggregates/page-readings.ts';
 import type { Clock } from '../core/clock.ts';
 import { ApiError, fail } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
