@@ -300,7 +300,16 @@ describe.each(storeKinds())('import (%s store)', (kind) => {
       const imported = load(s.db, s.clock, {
         views: [make.view(link.id as string, second.id as string, viewer, '2026-05-11T00:00:00Z')],
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Once the import waits for that viewer, the other writer commits.
+      for (let waited = 0; ; waited += 20) {
+        const [waiting] = await s.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if ((waiting?.n ?? 0) > 0) break;
+        if (waited > 30_000) throw new Error('the import never waited for the viewer');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       release();
       await other;
       await imported;
