@@ -23,28 +23,27 @@ export interface StagedImport {
  * An import's events, applied as the live statements apply them, in the forms a million rows
  * want. The viewers it adds are seen by no other transaction, so they are inserted once, at the
  * end, with their figures, instead of inserted bare and updated (which wrote each row twice
- * and checked its keys twice). `stored` are the viewers of these events that were stored
- * before the import: other transactions may write them too, so they are locked first, in id
- * order as applyViewersOfViews locks, and updated as live views update them. Every kind's
- * per-slot rows are written by one statement, each row once.
+ * and checked its keys twice). `countsStored`: the import counts events of viewers stored
+ * before it, which other transactions may write too; their views go through the live
+ * statement (viewerFiguresOfViews, which locks them first). Every kind's per-slot rows are
+ * written by one statement, each row once.
  */
 export async function applyImportedEvents(
   tx: Queryable,
   staged: StagedImport,
-  stored: readonly string[],
+  countsStored: boolean,
 ): Promise<void> {
   const { views, visits, downloads, added } = staged;
   if ([views, visits, downloads, added].some((rows) => rows.params.length > 0)) {
     throw new Error('staged rows only');
   }
   const moves: LatestMove[] = [];
-  if (stored.length > 0) {
-    await tx.query('SELECT 1 FROM viewers WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [stored]);
+  if (countsStored) {
     const ofStored: Rows = {
       sql: `SELECT v.* FROM (${views.sql}) v WHERE v.viewer_id NOT IN (SELECT id FROM (${added.sql}) a)`,
       params: [],
     };
-    moves.push(...(await viewerFiguresOfViews(tx, ofStored, { viewersLocked: true })));
+    moves.push(...(await viewerFiguresOfViews(tx, ofStored)));
   }
   moves.push(...(await insertViewersOfViews(tx, views, added)));
   await applyRoomViews(tx, views, moves, { slots: false });

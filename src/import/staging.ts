@@ -63,10 +63,11 @@ export class EventStaging {
   }
 
   /**
-   * Sends what is left, then applies the staged events to the derived figures. `storedViewers`:
-   * the viewers of these events that were in the database before the import (applyImportedEvents).
+   * Sends what is left, then applies the staged events to the derived figures. `countsStored`:
+   * some of these events are of viewers that were in the database before the import
+   * (applyImportedEvents).
    */
-  async finish(storedViewers: readonly string[]): Promise<void> {
+  async finish(countsStored: boolean): Promise<void> {
     for (const kind of Object.keys(STAGED) as StagedKind[]) await this.send(kind);
     await this.inFlight;
     if (!this.created) return;
@@ -79,7 +80,7 @@ export class EventStaging {
         downloads: staged('downloads'),
         added: staged('viewers'),
       },
-      storedViewers,
+      countsStored,
     );
   }
 

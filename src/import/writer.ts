@@ -55,8 +55,8 @@ export class ImportWriter {
    * whole on first use) and those this import adds.
    */
   private readonly viewers = new Map<string, { stored: Map<string, string>; added: Map<string, string> }>();
-  /** The stored viewers this import counts events of: other transactions may write them too. */
-  private readonly storedSeen = new Set<string>();
+  /** Whether this import counts events of stored viewers, which other transactions may write too. */
+  private countsStored = false;
   /** Published documents and links added per room, rooms added per team and status. */
   private readonly roomContents = new Map<string, RoomContentsDelta>();
   private readonly teamRooms = new Map<string, TeamRoomsDelta>();
@@ -132,7 +132,7 @@ export class ImportWriter {
     await this.flush();
     await applyTeamRooms(this.tx, [...this.teamRooms.values()]);
     await applyRoomContents(this.tx, [...this.roomContents.values()]);
-    await this.events.finish([...this.storedSeen]);
+    await this.events.finish(this.countsStored);
   }
 
   private async addRoom(record: DealRoomRecord, where: string): Promise<void> {
@@ -314,7 +314,7 @@ export class ImportWriter {
     const identity = identityKey(viewer);
     const stored = known.stored.get(identity);
     if (stored) {
-      this.storedSeen.add(stored);
+      this.countsStored = true;
       return stored;
     }
     const added = known.added.get(identity);
