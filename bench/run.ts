@@ -99,7 +99,7 @@ interface StoreReport {
   store: string;
   importSeconds: number;
   importPeakMiB: number;
-  /** PostgreSQL: the same event rows written by COPY alone (import-floor.ts). */
+  /** The same event rows written by COPY alone (import-floor.ts). */
   importFloorSeconds?: number;
   /** Just after start and the first reads. */
   idleRssMiB: number;
@@ -160,14 +160,10 @@ async function benchStore(
       const importSeconds = (Date.now() - started) / 1000;
       const importPeakMiB = Number(/peak memory (\d+) MiB/.exec(imported.stdout)?.[1] ?? Number.NaN);
       console.log(`${store}: ${imported.stdout.trim()}`);
-      const floorSeconds = baseEnv.DATABASE_URL
-        ? await importFloorSeconds(baseEnv.DATABASE_URL, dir)
-        : undefined;
-      if (floorSeconds !== undefined) {
-        console.log(
-          `${store}: import floor (the event rows by COPY alone) ${floorSeconds.toFixed(1)} s; the import took ${(importSeconds / floorSeconds).toFixed(1)} × it`,
-        );
-      }
+      const floorSeconds = await importFloorSeconds(baseEnv, dir);
+      console.log(
+        `${store}: import floor (the event rows by COPY alone) ${floorSeconds.toFixed(1)} s; the import took ${(importSeconds / floorSeconds).toFixed(1)} × it`,
+      );
       const key = (
         await dealroom(['keys', 'create', '--team', BENCH_TEAM_ID, '--name', 'bench'], env)
       ).stdout.trim();
@@ -378,7 +374,7 @@ async function benchStore(
           store,
           importSeconds,
           importPeakMiB,
-          ...(floorSeconds === undefined ? {} : { importFloorSeconds: floorSeconds }),
+          importFloorSeconds: floorSeconds,
           idleRssMiB,
           settledRssMiB,
           loadRssMiB,
@@ -615,7 +611,7 @@ function report(shape: GeneratedShape, reports: StoreReport[], generatedSeconds:
   for (const r of reports) {
     lines.push(`## ${r.store === 'postgres' ? 'PostgreSQL' : 'Embedded store'}`, '');
     lines.push(
-      `- Import: ${r.importSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importSeconds).toLocaleString('en-US')} views/s; importer peak RSS ${r.importPeakMiB} MiB.${r.importFloorSeconds ? ` Its floor, the same event rows written again by one COPY per table into a clone of the imported database (bench/import-floor.ts): ${r.importFloorSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importFloorSeconds).toLocaleString('en-US')} views/s; the import took ${(r.importSeconds / r.importFloorSeconds).toFixed(2)} × the floor's time.` : ''}`,
+      `- Import: ${r.importSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importSeconds).toLocaleString('en-US')} views/s; importer peak RSS ${r.importPeakMiB} MiB.${r.importFloorSeconds ? ` Its floor, the same event rows written again by one COPY per table into a clone of the imported store (bench/import-floor.ts): ${r.importFloorSeconds.toFixed(1)} s, ${Math.round(shape.views / r.importFloorSeconds).toLocaleString('en-US')} views/s; the import took ${(r.importSeconds / r.importFloorSeconds).toFixed(2)} × the floor's time.` : ''}`,
       `- Server RSS: ${r.idleRssMiB.toFixed(0)} MiB just after start and the first reads, ${r.settledRssMiB.toFixed(0)} MiB after 20 s without a request, ${r.loadRssMiB.toFixed(0)} MiB at most under load.`,
       '',
       '| request | body bytes | req/s | × bare | × one-query | one-query req/s | p50 ms | p99 ms | non-2xx | max event-loop delay ms |',

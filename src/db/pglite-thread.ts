@@ -42,7 +42,7 @@ const OWNER_ONLY = ~0o077;
  * default) took a served store to ~310 MiB; 32 MB to ~170 MiB. Its files are read through
  * the OS page cache anyway. In-memory stores (tests) take the same settings.
  */
-const EMBEDDED_SETTINGS = 'shared_buffers = 32MB\nwal_buffers = 1MB\n';
+export const EMBEDDED_SETTINGS = 'shared_buffers = 32MB\nwal_buffers = 1MB\n';
 
 /**
  * PGlite's folder with every file it creates or chmods kept to its owner (PGlite itself asks
