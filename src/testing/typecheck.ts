@@ -4,10 +4,10 @@ import ts from 'typescript';
 let parsed: ts.ParsedCommandLine | undefined;
 
 /**
- * Source files that earlier checks of this process read, by path, language version and module
- * format. No file
- * a check reads changes during a run but the ones it is given, which are never kept, and reading
- * lib.*.d.ts, the packages' types and the project's sources again was most of every check.
+ * Source files that earlier checks of this process read, by the options they were read and
+ * bound under, their path, language version and module format. No file a check reads changes
+ * during a run but the ones it is given, which are never kept, and reading lib.*.d.ts, the
+ * packages' types and the project's sources again was most of every check.
  */
 const sourceFiles = new Map<string, ts.SourceFile>();
 
@@ -20,13 +20,14 @@ export function checkerHost(
   given: ReadonlyMap<string, string>,
 ): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
+  const bucket = JSON.stringify(options);
   const { getSourceFile, fileExists, readFile } = host;
   host.getSourceFile = (name, language, ...rest) => {
     const text = given.get(resolve(name));
     if (text !== undefined) return ts.createSourceFile(name, text, language, true);
     const { languageVersion, impliedNodeFormat } =
       typeof language === 'object' ? language : { languageVersion: language, impliedNodeFormat: undefined };
-    const key = `${languageVersion} ${impliedNodeFormat} ${resolve(name)}`;
+    const key = `${bucket} ${languageVersion} ${impliedNodeFormat} ${resolve(name)}`;
     let file = sourceFiles.get(key);
     if (!file) {
       file = getSourceFile.call(host, name, language, ...rest);
