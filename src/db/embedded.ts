@@ -30,6 +30,30 @@ export interface EmbeddedOptions {
  */
 let engine: EngineArtifacts | undefined;
 
+/** A resizable ArrayBuffer (ES2024, in Node 20 and later; the ES2022 types lack it). */
+interface ResizableBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+
+/** How large a COPY buffer may grow without being made anew (address space, not memory). */
+const COPY_BUFFER_MAX = 64 * 1024 * 1024;
+const utf8 = new TextEncoder();
+
+/** A resizable buffer of `byteLength` bytes: one given back by the thread, or a new one. */
+function copyBuffer(spare: ResizableBuffer[], byteLength: number): ResizableBuffer {
+  const reused = spare.pop();
+  if (reused && reused.maxByteLength >= byteLength) {
+    reused.resize(byteLength);
+    return reused;
+  }
+  const Resizable = ArrayBuffer as unknown as new (
+    length: number,
+    options: { maxByteLength: number },
+  ) => ResizableBuffer;
+  return new Resizable(byteLength, { maxByteLength: Math.max(byteLength, COPY_BUFFER_MAX) });
+}
+
 type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 interface Waiting {
@@ -59,6 +83,11 @@ export async function openEmbedded(
   let closed = false;
   /** What listens to each channel (Database.listen). */
   const listeners = new Map<string, Set<(payload: string) => void>>();
+  /**
+   * The buffers that carried COPY rows to the thread, given back with its answers: each chunk
+   * of an import is written into one of them and handed over (transferred, not copied).
+   */
+  const copyBuffers: ResizableBuffer[] = [];
 
   const failAll = (err: Error) => {
     for (const [id, waiting] of pending) {
@@ -104,6 +133,7 @@ export async function openEmbedded(
         return;
       }
       if (!('id' in reply)) return;
+      if ('bytes' in reply && reply.bytes) copyBuffers.push(reply.bytes as ResizableBuffer);
       const waiting = pending.get(reply.id);
       if (!waiting) return;
       pending.delete(reply.id);
@@ -136,7 +166,11 @@ export async function openEmbedded(
     thread.catch(() => undefined);
   };
 
-  const send = async (request: Request, forGeneration = generation): Promise<unknown[]> => {
+  const send = async (
+    request: Request,
+    forGeneration = generation,
+    transfer: ArrayBuffer[] = [],
+  ): Promise<unknown[]> => {
     if (forGeneration !== generation) {
       throw new Error('the transaction was abandoned with its thread after a statement timed out');
     }
@@ -150,7 +184,7 @@ export async function openEmbedded(
         restart();
       }, timeoutMs);
       pending.set(id, { resolve, reject, timer });
-      w.postMessage({ ...request, id });
+      w.postMessage({ ...request, id }, transfer);
     });
   };
 
@@ -174,9 +208,12 @@ export async function openEmbedded(
       await send({ op: 'exec', sql: script }, forGeneration);
     },
     async copyFrom(table: string, columns: readonly string[], text: string) {
+      const bytes = copyBuffer(copyBuffers, Buffer.byteLength(text));
+      utf8.encodeInto(text, new Uint8Array(bytes));
       await send(
-        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, text },
+        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, bytes },
         forGeneration,
+        [bytes],
       );
     },
   });

@@ -14,12 +14,13 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 export type ThreadRequest =
   | { id: number; op: 'query'; sql: string; params: unknown[]; prepared?: boolean }
   | { id: number; op: 'exec'; sql: string }
-  | { id: number; op: 'copy'; sql: string; text: string }
+  /** `bytes` (the rows as COPY text) is handed over, and handed back with the answer. */
+  | { id: number; op: 'copy'; sql: string; bytes: ArrayBuffer }
   | { id: number; op: 'listen'; channel: string }
   | { id: number; op: 'close' };
 
 export type ThreadReply =
-  | { id: number; rows: unknown[] }
+  | { id: number; rows: unknown[]; bytes?: ArrayBuffer }
   | { id: number; error: { message: string; code?: string; name: string } }
   /** The engine goes back with the first thread's answer, for the next thread (embedded.ts). */
   | { ready: true; engine?: EngineArtifacts }
@@ -183,11 +184,18 @@ async function serve(
           await db.exec(request.sql);
           port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
           break;
-        case 'copy':
-          // PGlite reads COPY input from a Blob handed to the query as /dev/blob.
-          await db.query(request.sql, [], { blob: new Blob([request.text]) });
-          port.postMessage({ id: request.id, rows: [] } satisfies ThreadReply);
+        case 'copy': {
+          // PGlite reads a COPY's input (/dev/blob) as the bytes of the Blob it is given, which
+          // it asks for with arrayBuffer() alone: given the caller's buffer itself, it copies
+          // nothing, and the buffer goes back to be filled again. A Blob per chunk made three
+          // copies of it here, which this thread's collector (with little else to collect) left
+          // for hundreds of megabytes in an import.
+          const { bytes } = request;
+          const blob = { arrayBuffer: async () => bytes } as unknown as Blob;
+          await db.query(request.sql, [], { blob });
+          port.postMessage({ id: request.id, rows: [], bytes } satisfies ThreadReply, [bytes]);
           break;
+        }
         case 'listen':
           await db.listen(request.channel, (payload) =>
             port.postMessage({ notification: { channel: request.channel, payload } } satisfies ThreadReply),
