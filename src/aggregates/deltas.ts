@@ -305,8 +305,9 @@ export async function applyViewDurations(tx: Queryable, durations: readonly View
 }
 
 /**
- * Visits: clicks per link, per day and link, per slot, and the room's figures version. `sign` -1 takes removed visits off (their link
- * or room is deleted); the per-day rows they were counted in exist, so the upsert updates.
+ * Visits: clicks per link, per day and link, per slot, and the room's figures version. `sign`
+ * -1 takes removed visits off (their link or room is deleted); the per-day rows they were
+ * counted in exist, so the upsert updates.
  */
 export async function applyVisits(
   tx: Queryable,

@@ -321,7 +321,7 @@ export class ImportWriter {
     if (added) return added;
     const id = newId();
     known.added.set(identity, id);
-    // Staged, and inserted at the end with its figures (aggregates/imported-views.ts).
+    // Staged, and inserted at the end with its figures (aggregates/imported.ts).
     const email = viewer.kind === 'email' ? viewer.email : '';
     const sent = this.events.add('viewers', [id, roomId, identity, email, at]);
     return sent ? sent.then(() => id) : id;
