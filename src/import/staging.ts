@@ -106,8 +106,6 @@ export class EventStaging {
   private async createTables(): Promise<void> {
     if (this.created) return;
     this.created = true;
-    // Sorting and grouping a million staged rows wants more memory than the default.
-    await this.tx.query("SELECT set_config('work_mem', '128MB', true)");
     for (const { staging, columns, extra } of Object.values(STAGED)) {
       const definition = [...columns, ...extra].map(([name, type]) => `${name} ${type}`).join(', ');
       await this.tx.query(`CREATE TEMPORARY TABLE ${staging} (${definition}) ON COMMIT DROP`);
