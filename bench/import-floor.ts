@@ -2,8 +2,8 @@
  * The import's floor: the least any import of the same events can take on the same store,
  * measured in the same run as the import. The imported store is cloned (so every team, room,
  * document, link and viewer the events refer to is there), its event tables are emptied, and
- * the same event rows are written back in one transaction by one COPY per table, into the
- * service's own tables with all their indexes and foreign keys. Nothing else: no file read, no
+ * the same event rows are written back in one transaction by one COPY per table (in COPY's
+ * binary format, as the import sends them), into the service's own tables with all their indexes and foreign keys. Nothing else: no file read, no
  * record checked, no viewer resolved, no figure kept. The import is reported as a multiple of
  * it, as a read is against the one-query route.
  */
@@ -39,7 +39,10 @@ async function postgresFloorSeconds(databaseUrl: string, workDir: string): Promi
     const source = await connect(url);
     try {
       for (const table of EVENT_TABLES) {
-        await pipeline(source.query(copyTo(`COPY ${table} TO STDOUT`)), createWriteStream(file(table)));
+        await pipeline(
+          source.query(copyTo(`COPY ${table} TO STDOUT WITH (FORMAT binary)`)),
+          createWriteStream(file(table)),
+        );
       }
     } finally {
       await source.end();
@@ -56,7 +59,10 @@ async function postgresFloorSeconds(databaseUrl: string, workDir: string): Promi
       const started = performance.now();
       await target.query('BEGIN');
       for (const table of EVENT_TABLES) {
-        await pipeline(createReadStream(file(table)), target.query(copyFrom(`COPY ${table} FROM STDIN`)));
+        await pipeline(
+          createReadStream(file(table)),
+          target.query(copyFrom(`COPY ${table} FROM STDIN WITH (FORMAT binary)`)),
+        );
       }
       await target.query('COMMIT');
       return (performance.now() - started) / 1000;
@@ -84,13 +90,14 @@ async function embeddedFloorSeconds(pgdata: string, workDir: string): Promise<nu
       await db.waitReady;
       const rows = new Map<string, Blob>();
       for (const table of EVENT_TABLES) {
-        const { blob } = await db.query(`COPY ${table} TO '/dev/blob'`);
+        const { blob } = await db.query(`COPY ${table} TO '/dev/blob' WITH (FORMAT binary)`);
         if (blob) rows.set(table, blob);
       }
       await db.exec(`TRUNCATE ${EVENT_TABLES.join(', ')} CASCADE; CHECKPOINT`);
       const started = performance.now();
       await db.transaction(async (tx) => {
-        for (const [table, blob] of rows) await tx.query(`COPY ${table} FROM '/dev/blob'`, [], { blob });
+        for (const [table, blob] of rows)
+          await tx.query(`COPY ${table} FROM '/dev/blob' WITH (FORMAT binary)`, [], { blob });
       });
       return (performance.now() - started) / 1000;
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
-import { copyLine } from './bulk.ts';
+import { BinaryCopy, copyLine } from './bulk.ts';
 import type { Database } from './database.ts';
 
 describe('copyLine', () => {
@@ -16,6 +16,7 @@ describe.each(storeKinds())('copyFrom (%s store)', (kind) => {
   beforeAll(async () => {
     db = await openTestStore(kind);
     await db.exec('CREATE TEMP TABLE copied (n integer, label text)');
+    await db.exec('CREATE TEMP TABLE events (id uuid, n integer, label text, at timestamptz)');
   });
   afterAll(async () => {
     await db?.close();
@@ -37,5 +38,54 @@ describe.each(storeKinds())('copyFrom (%s store)', (kind) => {
     const stored = await db.query<{ n: number; label: string }>('SELECT n, label FROM copied ORDER BY n');
     expect(stored).toHaveLength(expected.length);
     expect(stored).toEqual(expected);
+  });
+
+  it("writes COPY's binary format: uuids, numbers, any text unescaped, timestamps to the millisecond, nulls", async () => {
+    const rows: [string | null, number | null, string | null, Date | null][] = [
+      ['00000000-0000-4000-8000-000000000000', 0, '', new Date(Date.UTC(2000, 0, 1))],
+      [
+        'FFFFFFFF-ffff-4fff-bfff-ABCDEFabcdef',
+        -2147483648,
+        'a\tb\\c\nd\re \\N',
+        new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999)),
+      ],
+      [
+        '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+        2147483647,
+        'Zoë — 東京 🙂',
+        new Date(Date.UTC(2026, 10, 28, 17, 45, 1, 7)),
+      ],
+      ['12345678-9abc-4def-8123-456789abcdef', 7, 'x'.repeat(200_000), new Date(Date.UTC(1970, 0, 1))],
+      [null, null, null, null],
+    ];
+    // A buffer smaller than one row at the start: it grows as rows come, and every chunk is
+    // whole on its own.
+    const chunk = new BinaryCopy(['uuid', 'int4', 'text', 'timestamptz'], 16);
+    for (const row of rows.slice(0, 3)) chunk.add(row);
+    expect(chunk.rows).toBe(3);
+    await db.copyFrom('events', ['id', 'n', 'label', 'at'], chunk.take());
+    expect(chunk.rows).toBe(0);
+    for (const row of rows.slice(3)) chunk.add(row);
+    await db.copyFrom('events', ['id', 'n', 'label', 'at'], chunk.take());
+    const stored = await db.query<{
+      id: string | null;
+      n: number | null;
+      label: string | null;
+      at: Date | null;
+    }>('SELECT id::text, n, label, at FROM events ORDER BY n NULLS LAST');
+    const expected = [rows[1], rows[0], rows[3], rows[2], rows[4]].map((row) => ({
+      id: row?.[0]?.toLowerCase() ?? null,
+      n: row?.[1] ?? null,
+      label: row?.[2] ?? null,
+      at: row?.[3] ?? null,
+    }));
+    expect(stored).toEqual(expected);
+  });
+
+  it('refuses what is not a uuid or a timestamp before anything is sent', () => {
+    const chunk = new BinaryCopy(['uuid', 'timestamptz']);
+    expect(() => chunk.add(['not-a-uuid', null])).toThrow(/not a uuid/);
+    expect(() => chunk.add(['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1fg', null])).toThrow(/not a uuid/);
+    expect(() => chunk.add([null, new Date(Number.NaN)])).toThrow(/timestamp/);
   });
 });

@@ -9,10 +9,10 @@ export interface Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**
-   * Loads rows with COPY: `text` is in COPY's text format (see copyLine in bulk.ts), one row
-   * a line, in `columns`' order.
+   * Loads rows with COPY, in `columns`' order: a string is in COPY's text format (copyLine in
+   * bulk.ts), one row a line; bytes are a whole chunk in its binary format (BinaryCopy).
    */
-  copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
+  copyFrom(table: string, columns: readonly string[], data: string | Uint8Array): Promise<void>;
 }
 
 export interface QueryOptions {

@@ -207,11 +207,18 @@ export async function openEmbedded(
     async exec(script: string) {
       await send({ op: 'exec', sql: script }, forGeneration);
     },
-    async copyFrom(table: string, columns: readonly string[], text: string) {
-      const bytes = copyBuffer(copyBuffers, Buffer.byteLength(text));
-      utf8.encodeInto(text, new Uint8Array(bytes));
+    async copyFrom(table: string, columns: readonly string[], data: string | Uint8Array) {
+      let bytes: ResizableBuffer;
+      if (typeof data === 'string') {
+        bytes = copyBuffer(copyBuffers, Buffer.byteLength(data));
+        utf8.encodeInto(data, new Uint8Array(bytes));
+      } else {
+        bytes = copyBuffer(copyBuffers, data.byteLength);
+        new Uint8Array(bytes).set(data);
+      }
+      const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
       await send(
-        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, bytes },
+        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'${format}`, bytes },
         forGeneration,
         [bytes],
       );
@@ -223,7 +230,7 @@ export async function openEmbedded(
     kind: 'embedded',
     query: (sql, params, options) => exclusive(() => direct.query(sql, params, options)),
     exec: (script) => exclusive(() => direct.exec(script)),
-    copyFrom: (table, columns, text) => exclusive(() => direct.copyFrom(table, columns, text)),
+    copyFrom: (table, columns, data) => exclusive(() => direct.copyFrom(table, columns, data)),
     transaction: (work) =>
       exclusive(async () => {
         const at = generation;

@@ -116,7 +116,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       async exec(script) {
         await run(client, script);
       },
-      copyFrom: (table, columns, text) => copyInto(client, table, columns, text),
+      copyFrom: (table, columns, data) => copyInto(client, table, columns, data),
     };
     try {
       await run(client, 'BEGIN');
@@ -141,8 +141,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     async exec(script) {
       await admission.run(() => pool.query(script));
     },
-    copyFrom: (table, columns, text) =>
-      admission.run(() => inTransaction((tx) => tx.copyFrom(table, columns, text))),
+    copyFrom: (table, columns, data) =>
+      admission.run(() => inTransaction((tx) => tx.copyFrom(table, columns, data))),
     transaction: (work) => admission.run(() => inTransaction(work)),
     poolStats: () => admission.stats(),
     async ping() {
@@ -223,16 +223,17 @@ function statementName(sql: string): string {
   return `s${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
 }
 
-/** COPY … FROM STDIN on one connection, fed the whole text. */
+/** COPY … FROM STDIN on one connection, fed the whole chunk (text, or binary bytes). */
 async function copyInto(
   client: pg.PoolClient,
   table: string,
   columns: readonly string[],
-  text: string,
+  data: string | Uint8Array,
 ): Promise<void> {
-  const stream = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
+  const stream = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN${format}`));
   await pipeline(async function* () {
-    yield text;
+    yield data;
   }, stream);
 }
 

@@ -1,11 +1,12 @@
 import { applyImportedEvents } from '../aggregates/imported.ts';
 import { DOWNLOAD_COLUMNS, tableRows, VIEW_COLUMNS, VISIT_COLUMNS } from '../aggregates/rows.ts';
-import { copyLine } from '../db/bulk.ts';
+import { BinaryCopy, type BinaryCopyType } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 /**
- * An import's events go by COPY, in chunks as the file is read, both into their tables and
- * into temporary staging tables (no indexes, no WAL, dropped at commit) that hold just this
+ * An import's events go by COPY, in chunks as the file is read (in COPY's binary format, each
+ * field written once into the chunk's bytes, neither made into text nor parsed back), both
+ * into their tables and into temporary staging tables (no indexes, no WAL, dropped at commit) that hold just this
  * import's events; the viewers it adds go to a staging table alone. On PostgreSQL the COPYs
  * run while the next chunk is read. At the end the delta module applies the staged events to
  * every derived figure, set-based, and inserts the new viewers with theirs.
@@ -39,12 +40,12 @@ export type StagedKind = keyof typeof STAGED;
 const CHUNK_ROWS = 10_000;
 
 export class EventStaging {
-  /** Each event as its COPY line, made when it is read: nothing else of it is kept. */
-  private readonly pending: Record<StagedKind, string[]> = {
-    views: [],
-    visits: [],
-    downloads: [],
-    viewers: [],
+  /** Each event in its chunk's COPY bytes, written when it is read: nothing else of it is kept. */
+  private readonly pending: Record<StagedKind, BinaryCopy> = {
+    views: chunkOf('views'),
+    visits: chunkOf('visits'),
+    downloads: chunkOf('downloads'),
+    viewers: chunkOf('viewers'),
   };
   /** The COPY under way: the next one waits for it, so at most one chunk is in flight. */
   private inFlight: Promise<void> = Promise.resolve();
@@ -57,9 +58,9 @@ export class EventStaging {
    * database while reading goes on, and only then is there something to wait for.
    */
   add(kind: StagedKind, row: readonly unknown[]): Promise<void> | undefined {
-    const lines = this.pending[kind];
-    lines.push(copyLine(row));
-    return lines.length >= CHUNK_ROWS ? this.send(kind) : undefined;
+    const chunk = this.pending[kind];
+    chunk.add(row);
+    return chunk.rows >= CHUNK_ROWS ? this.send(kind) : undefined;
   }
 
   /**
@@ -85,17 +86,16 @@ export class EventStaging {
   }
 
   private async send(kind: StagedKind): Promise<void> {
-    const lines = this.pending[kind];
-    if (lines.length === 0) return;
-    this.pending[kind] = [];
+    const chunk = this.pending[kind];
+    if (chunk.rows === 0) return;
+    const bytes = chunk.take();
     await this.inFlight;
     await this.createTables();
-    const text = lines.join('');
     const { table, staging } = STAGED[kind];
     const columns = columnNames(kind);
     const copy = (async () => {
-      if (table) await this.tx.copyFrom(table, columns, text);
-      await this.tx.copyFrom(staging, columns, text);
+      if (table) await this.tx.copyFrom(table, columns, bytes);
+      await this.tx.copyFrom(staging, columns, bytes);
     })();
     // Not awaited here: reading and checking the next chunk overlaps with this COPY. A
     // failure surfaces at the next send or at finish, and fails the import.
@@ -116,4 +116,9 @@ export class EventStaging {
 function columnNames(kind: StagedKind): string[] {
   const { columns, extra } = STAGED[kind];
   return [...columns, ...extra].map(([name]) => name);
+}
+
+function chunkOf(kind: StagedKind): BinaryCopy {
+  const { columns, extra } = STAGED[kind];
+  return new BinaryCopy([...columns, ...extra].map(([, type]): BinaryCopyType => type));
 }

@@ -98,7 +98,7 @@ export async function inWrite<T>(
           teamId: ctx.teamId,
           query: (sql, params, options) => inner.query(sql, params, options),
           exec: (script) => inner.exec(script),
-          copyFrom: (table, columns, text) => inner.copyFrom(table, columns, text),
+          copyFrom: (table, columns, data) => inner.copyFrom(table, columns, data),
         };
         if (ctx.idempotency) {
           const [refused] = await claimKeys(tx, [ctx.idempotency]);
