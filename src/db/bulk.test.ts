@@ -82,10 +82,18 @@ describe.each(storeKinds())('copyFrom (%s store)', (kind) => {
     expect(stored).toEqual(expected);
   });
 
-  it('refuses what is not a uuid or a timestamp before anything is sent', () => {
+  it('refuses what is not a uuid or a timestamp, and leaves the chunk as it was', async () => {
     const chunk = new BinaryCopy(['uuid', 'timestamptz']);
+    const good = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
     expect(() => chunk.add(['not-a-uuid', null])).toThrow(/not a uuid/);
     expect(() => chunk.add(['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1fg', null])).toThrow(/not a uuid/);
-    expect(() => chunk.add([null, new Date(Number.NaN)])).toThrow(/timestamp/);
+    expect(() => chunk.add([good, new Date(Number.NaN)])).toThrow(/timestamp/);
+    expect(chunk.rows).toBe(0);
+    chunk.add([good, new Date(Date.UTC(2026, 0, 2))]);
+    await db.exec('CREATE TEMP TABLE refused (id uuid, at timestamptz)');
+    await db.copyFrom('refused', ['id', 'at'], chunk.take());
+    expect(await db.query('SELECT id::text, at FROM refused')).toEqual([
+      { id: good, at: new Date(Date.UTC(2026, 0, 2)) },
+    ]);
   });
 });

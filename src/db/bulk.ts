@@ -83,7 +83,19 @@ export class BinaryCopy {
     return this.count;
   }
 
+  /** Adds one row; a value it cannot write throws, and leaves the chunk as it was. */
   add(row: readonly unknown[]): void {
+    const start = this.at;
+    try {
+      this.fields(row);
+    } catch (err) {
+      this.at = start;
+      throw err;
+    }
+    this.count++;
+  }
+
+  private fields(row: readonly unknown[]): void {
     const { types } = this;
     this.ensure(2);
     this.at = this.buffer.writeInt16BE(types.length, this.at);
@@ -111,7 +123,6 @@ export class BinaryCopy {
           break;
       }
     }
-    this.count++;
   }
 
   /** The rows so far with the format's header and trailer; the next rows start a new chunk. */

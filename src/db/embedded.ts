@@ -208,15 +208,11 @@ export async function openEmbedded(
       await send({ op: 'exec', sql: script }, forGeneration);
     },
     async copyFrom(table: string, columns: readonly string[], data: string | Uint8Array) {
-      let bytes: ResizableBuffer;
-      if (typeof data === 'string') {
-        bytes = copyBuffer(copyBuffers, Buffer.byteLength(data));
-        utf8.encodeInto(data, new Uint8Array(bytes));
-      } else {
-        bytes = copyBuffer(copyBuffers, data.byteLength);
-        new Uint8Array(bytes).set(data);
-      }
-      const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
+      const text = typeof data === 'string';
+      const bytes = copyBuffer(copyBuffers, text ? Buffer.byteLength(data) : data.byteLength);
+      if (text) utf8.encodeInto(data, new Uint8Array(bytes));
+      else new Uint8Array(bytes).set(data);
+      const format = text ? '' : ' WITH (FORMAT binary)';
       await send(
         { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'${format}`, bytes },
         forGeneration,

@@ -4,10 +4,10 @@ import { BinaryCopy, type BinaryCopyType } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 /**
- * An import's events go by COPY, in chunks as the file is read (in COPY's binary format, each
+ * An import's events go by COPY, in chunks as the file is read (in COPY's binary format: each
  * field written once into the chunk's bytes, neither made into text nor parsed back), both
- * into their tables and into temporary staging tables (no indexes, no WAL, dropped at commit) that hold just this
- * import's events; the viewers it adds go to a staging table alone. On PostgreSQL the COPYs
+ * into their tables and into temporary staging tables (no indexes, no WAL, dropped at commit)
+ * that hold just this import's events; the viewers it adds go to a staging table alone. On PostgreSQL the COPYs
  * run while the next chunk is read. At the end the delta module applies the staged events to
  * every derived figure, set-based, and inserts the new viewers with theirs.
  */
