@@ -89,6 +89,10 @@ describe.each(storeKinds())('copyFrom (%s store)', (kind) => {
     expect(() => chunk.add(['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1fg', null])).toThrow(/not a uuid/);
     expect(() => chunk.add([good, new Date(Number.NaN)])).toThrow(/timestamp/);
     expect(chunk.rows).toBe(0);
+    const numbers = new BinaryCopy(['int4']);
+    expect(() => numbers.add([2 ** 31])).toThrow(/32-bit integer/);
+    expect(() => numbers.add([1.5])).toThrow(/32-bit integer/);
+    expect(numbers.rows).toBe(0);
     chunk.add([good, new Date(Date.UTC(2026, 0, 2))]);
     await db.exec('CREATE TEMP TABLE refused (id uuid, at timestamptz)');
     await db.copyFrom('refused', ['id', 'at'], chunk.take());

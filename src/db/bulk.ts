@@ -69,6 +69,8 @@ export class BinaryCopy {
   private buffer: Buffer;
   private at = 0;
   private count = 0;
+  /** Where the row being added starts. */
+  private rowStart = 0;
 
   constructor(
     private readonly types: readonly BinaryCopyType[],
@@ -83,20 +85,10 @@ export class BinaryCopy {
     return this.count;
   }
 
-  /** Adds one row; a value it cannot write throws, and leaves the chunk as it was. */
+  /** Adds one row; a value it cannot write throws (refuse), and leaves the chunk as it was. */
   add(row: readonly unknown[]): void {
-    const start = this.at;
-    try {
-      this.fields(row);
-    } catch (err) {
-      this.at = start;
-      throw err;
-    }
-    this.count++;
-  }
-
-  private fields(row: readonly unknown[]): void {
     const { types } = this;
+    this.rowStart = this.at;
     this.ensure(2);
     this.at = this.buffer.writeInt16BE(types.length, this.at);
     for (let i = 0; i < types.length; i++) {
@@ -117,12 +109,22 @@ export class BinaryCopy {
           this.timestamp(value as Date);
           break;
         case 'int4':
+          if (!Number.isInteger(value) || (value as number) < -(2 ** 31) || (value as number) >= 2 ** 31) {
+            this.refuse(`not a 32-bit integer: ${value}`);
+          }
           this.ensure(8);
           this.buffer.writeInt32BE(4, this.at);
           this.at = this.buffer.writeInt32BE(value as number, this.at + 4);
           break;
       }
     }
+    this.count++;
+  }
+
+  /** Throws, with the row being added taken back out of the chunk. */
+  private refuse(message: string): never {
+    this.at = this.rowStart;
+    throw new TypeError(message);
   }
 
   /** The rows so far with the format's header and trailer; the next rows start a new chunk. */
@@ -148,7 +150,7 @@ export class BinaryCopy {
   }
 
   private uuid(value: string): void {
-    if (value.length !== 36) throw new TypeError(`not a uuid: ${value}`);
+    if (value.length !== 36) this.refuse(`not a uuid: ${value}`);
     this.ensure(20);
     const { buffer } = this;
     let at = buffer.writeInt32BE(16, this.at);
@@ -156,7 +158,7 @@ export class BinaryCopy {
       if (i === 8 || i === 13 || i === 18 || i === 23) i++;
       const high = HEX[value.charCodeAt(i)] ?? -1;
       const low = HEX[value.charCodeAt(i + 1)] ?? -1;
-      if (high < 0 || low < 0) throw new TypeError(`not a uuid: ${value}`);
+      if (high < 0 || low < 0) this.refuse(`not a uuid: ${value}`);
       buffer[at++] = (high << 4) | low;
     }
     this.at = at;
@@ -171,7 +173,7 @@ export class BinaryCopy {
 
   private timestamp(value: Date): void {
     const micros = (value.getTime() - PG_EPOCH_MS) * 1000;
-    if (!Number.isSafeInteger(micros)) throw new TypeError('not a valid timestamp');
+    if (!Number.isSafeInteger(micros)) this.refuse('not a valid timestamp');
     const high = Math.floor(micros / 2 ** 32);
     this.ensure(12);
     this.buffer.writeInt32BE(8, this.at);
