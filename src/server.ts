@@ -31,7 +31,7 @@ import { buildWebApp } from './web/app.ts';
 import { writeContexts } from './write/context.ts';
 
 /** How long closing may take, the drain included, before the connections left are cut. */
-const SHUTDOWN_GRACE_MS = 10_000;
+export const SHUTDOWN_GRACE_MS = 10_000;
 /** Connections of the view-start thread's pool: one batch is written at a time, so one, and one spare. */
 const VIEW_START_CONNECTIONS = 2;
 /** Connections of the webhook worker's pool on PostgreSQL. */

@@ -17,6 +17,7 @@ import { openStore } from '../db/open.ts';
 import { KEY_CACHE_MS } from '../http/auth.ts';
 import { createApiKey } from '../keys/commands.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { SHUTDOWN_GRACE_MS } from '../server.ts';
 import { load, make } from '../testing/fixtures.ts';
 import { BIN, COMMAND, dealroom, type Server, startServer, startWorkerProcess } from '../testing/process.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
@@ -220,12 +221,15 @@ describe.each(storeKinds())('dealroom CLI (%s store)', { timeout: 120_000 }, (ki
     });
 
     it('stops at once, exit 0: requests refused by the token check do not hold it open', async () => {
-      // Refused requests are counted like any other: the server stops at once, instead of
-      // waiting out its 10-second grace period for a connection it thinks has not sent its
-      // request yet.
+      // Refused requests are counted like any other: the server stops as soon as its store is
+      // closed, instead of waiting out its grace period for a connection it thinks has not
+      // sent its request yet, and then cutting it (which it logs). How long closing the store
+      // takes depends on the machine's disk and load (over 8 s once, with the whole suite
+      // running on two slow cores): the grace period is the bound.
       const stopping = Date.now();
       expect(await server.stop()).toBe(0);
-      expect(Date.now() - stopping).toBeLessThan(5000);
+      expect(server.output()).not.toContain('grace period over');
+      expect(Date.now() - stopping).toBeLessThan(SHUTDOWN_GRACE_MS);
     });
   });
 
