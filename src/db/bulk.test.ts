@@ -88,6 +88,9 @@ describe.each(storeKinds())('copyFrom (%s store)', (kind) => {
     expect(() => chunk.add(['not-a-uuid', null])).toThrow(/not a uuid/);
     expect(() => chunk.add(['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1fg', null])).toThrow(/not a uuid/);
     expect(() => chunk.add([good, new Date(Number.NaN)])).toThrow(/timestamp/);
+    expect(() => chunk.add([good, '2026-01-02T00:00:00Z'])).toThrow(/timestamp/);
+    expect(() => chunk.add([7, null])).toThrow(/not a uuid/);
+    expect(() => new BinaryCopy(['int4', 'text']).add([1, 2])).toThrow(/not a text/);
     expect(chunk.rows).toBe(0);
     const numbers = new BinaryCopy(['int4']);
     expect(() => numbers.add([2 ** 31])).toThrow(/32-bit integer/);

@@ -150,7 +150,7 @@ export class BinaryCopy {
   }
 
   private uuid(value: string): void {
-    if (value.length !== 36) this.refuse(`not a uuid: ${value}`);
+    if (typeof value !== 'string' || value.length !== 36) this.refuse(`not a uuid: ${value}`);
     this.ensure(20);
     const { buffer } = this;
     let at = buffer.writeInt32BE(16, this.at);
@@ -165,6 +165,7 @@ export class BinaryCopy {
   }
 
   private text(value: string): void {
+    if (typeof value !== 'string') this.refuse(`not a text: ${typeof value}`);
     this.ensure(4 + value.length * 3);
     const length = this.buffer.write(value, this.at + 4, 'utf8');
     this.buffer.writeInt32BE(length, this.at);
@@ -172,6 +173,7 @@ export class BinaryCopy {
   }
 
   private timestamp(value: Date): void {
+    if (!(value instanceof Date)) this.refuse(`not a timestamp: ${typeof value}`);
     const micros = (value.getTime() - PG_EPOCH_MS) * 1000;
     if (!Number.isSafeInteger(micros)) this.refuse('not a valid timestamp');
     const high = Math.floor(micros / 2 ** 32);
