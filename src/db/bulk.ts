@@ -45,6 +45,20 @@ function copyField(value: unknown): string {
   return String(value);
 }
 
+/**
+ * The COPY statement that loads `data` into `table` from `source` (STDIN, or PGlite's
+ * '/dev/blob'): text as it is, bytes in COPY's binary format (BinaryCopy).
+ */
+export function copyFromSql(
+  table: string,
+  columns: readonly string[],
+  source: string,
+  data: string | Uint8Array,
+): string {
+  const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
+  return `COPY ${table} (${columns.join(', ')}) FROM ${source}${format}`;
+}
+
 /** A column type BinaryCopy writes: what an import's event rows hold. */
 export type BinaryCopyType = 'uuid' | 'text' | 'timestamptz' | 'int4';
 

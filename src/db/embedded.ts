@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../core/threads.ts';
+import { copyFromSql } from './bulk.ts';
 import type { Database, Queryable, QueryOptions } from './database.ts';
 import type { EngineArtifacts, ThreadReply, ThreadRequest } from './pglite-thread.ts';
 
@@ -212,9 +213,8 @@ export async function openEmbedded(
       const bytes = copyBuffer(copyBuffers, text ? Buffer.byteLength(data) : data.byteLength);
       if (text) utf8.encodeInto(data, new Uint8Array(bytes));
       else new Uint8Array(bytes).set(data);
-      const format = text ? '' : ' WITH (FORMAT binary)';
       await send(
-        { op: 'copy', sql: `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'${format}`, bytes },
+        { op: 'copy', sql: copyFromSql(table, columns, "'/dev/blob'", data), bytes },
         forGeneration,
         [bytes],
       );

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { Admission } from './admission.ts';
+import { copyFromSql } from './bulk.ts';
 import {
   type Database,
   DatabaseBusyError,
@@ -230,8 +231,7 @@ async function copyInto(
   columns: readonly string[],
   data: string | Uint8Array,
 ): Promise<void> {
-  const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
-  const stream = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN${format}`));
+  const stream = client.query(copyFromStdin(copyFromSql(table, columns, 'STDIN', data)));
   await pipeline(async function* () {
     yield data;
   }, stream);
