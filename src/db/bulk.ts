@@ -22,41 +22,11 @@ export async function insertMany(
 }
 
 /**
- * One row in COPY's text format, with its newline: tab between fields, \N for null, and
- * backslash escapes for the characters that would otherwise end a field or a row.
+ * The COPY statement that loads a chunk in COPY's binary format (BinaryCopy) into `table` from
+ * `source` (STDIN, or PGlite's '/dev/blob').
  */
-export function copyLine(row: readonly unknown[]): string {
-  let line = copyField(row[0]);
-  for (let i = 1; i < row.length; i++) line += `\t${copyField(row[i])}`;
-  return `${line}\n`;
-}
-
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-/** The characters ESCAPES rewrites; a string with none of them is returned as it is. */
-const SPECIAL = /[\\\t\n\r]/g;
-
-function copyField(value: unknown): string {
-  if (typeof value === 'string') {
-    return value.replace(SPECIAL, (c) => ESCAPES[c] ?? c);
-  }
-  if (value === null || value === undefined) return '\\N';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'boolean') return value ? 't' : 'f';
-  return String(value);
-}
-
-/**
- * The COPY statement that loads `data` into `table` from `source` (STDIN, or PGlite's
- * '/dev/blob'): text as it is, bytes in COPY's binary format (BinaryCopy).
- */
-export function copyFromSql(
-  table: string,
-  columns: readonly string[],
-  source: string,
-  data: string | Uint8Array,
-): string {
-  const format = typeof data === 'string' ? '' : ' WITH (FORMAT binary)';
-  return `COPY ${table} (${columns.join(', ')}) FROM ${source}${format}`;
+export function copyFromSql(table: string, columns: readonly string[], source: string): string {
+  return `COPY ${table} (${columns.join(', ')}) FROM ${source} WITH (FORMAT binary)`;
 }
 
 /** A column type BinaryCopy writes: what an import's event rows hold. */

@@ -8,11 +8,8 @@ export interface Queryable {
   query<Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
-  /**
-   * Loads rows with COPY, in `columns`' order: a string is in COPY's text format (copyLine in
-   * bulk.ts), one row a line; bytes are a whole chunk in its binary format (BinaryCopy).
-   */
-  copyFrom(table: string, columns: readonly string[], data: string | Uint8Array): Promise<void>;
+  /** Loads rows with COPY, in `columns`' order: a whole chunk in its binary format (BinaryCopy). */
+  copyFrom(table: string, columns: readonly string[], data: Uint8Array): Promise<void>;
 }
 
 export interface QueryOptions {

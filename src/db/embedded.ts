@@ -39,7 +39,6 @@ interface ResizableBuffer extends ArrayBuffer {
 
 /** How large a COPY buffer may grow without being made anew (address space, not memory). */
 const COPY_BUFFER_MAX = 64 * 1024 * 1024;
-const utf8 = new TextEncoder();
 
 /** A resizable buffer of `byteLength` bytes: one given back by the thread, or a new one. */
 function copyBuffer(spare: ResizableBuffer[], byteLength: number): ResizableBuffer {
@@ -208,16 +207,12 @@ export async function openEmbedded(
     async exec(script: string) {
       await send({ op: 'exec', sql: script }, forGeneration);
     },
-    async copyFrom(table: string, columns: readonly string[], data: string | Uint8Array) {
-      const text = typeof data === 'string';
-      const bytes = copyBuffer(copyBuffers, text ? Buffer.byteLength(data) : data.byteLength);
-      if (text) utf8.encodeInto(data, new Uint8Array(bytes));
-      else new Uint8Array(bytes).set(data);
-      await send(
-        { op: 'copy', sql: copyFromSql(table, columns, "'/dev/blob'", data), bytes },
-        forGeneration,
-        [bytes],
-      );
+    async copyFrom(table: string, columns: readonly string[], data: Uint8Array) {
+      const bytes = copyBuffer(copyBuffers, data.byteLength);
+      new Uint8Array(bytes).set(data);
+      await send({ op: 'copy', sql: copyFromSql(table, columns, "'/dev/blob'"), bytes }, forGeneration, [
+        bytes,
+      ]);
     },
   });
   const direct = queryable();

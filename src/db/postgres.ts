@@ -224,14 +224,14 @@ function statementName(sql: string): string {
   return `s${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
 }
 
-/** COPY … FROM STDIN on one connection, fed the whole chunk (text, or binary bytes). */
+/** COPY … FROM STDIN on one connection, fed the whole chunk (COPY's binary format). */
 async function copyInto(
   client: pg.PoolClient,
   table: string,
   columns: readonly string[],
-  data: string | Uint8Array,
+  data: Uint8Array,
 ): Promise<void> {
-  const stream = client.query(copyFromStdin(copyFromSql(table, columns, 'STDIN', data)));
+  const stream = client.query(copyFromStdin(copyFromSql(table, columns, 'STDIN')));
   await pipeline(async function* () {
     yield data;
   }, stream);
