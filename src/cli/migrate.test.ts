@@ -21,6 +21,7 @@ const MIGRATIONS = [
   '016_room_slots',
   '017_figures_version',
   '018_link_page_changes',
+  '019_dashboard_visit_indexes',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

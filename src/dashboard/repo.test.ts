@@ -91,3 +91,54 @@ describe.each(storeKinds())('the dashboard’s reads name the team (%s store)', 
     }
   });
 });
+
+describe.each(storeKinds())('a room’s viewers on the dashboard (%s store)', (kind) => {
+  let db: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const team = make.team();
+  const room = make.room(team.id);
+  const document = make.document(room.id);
+  const link = make.link(room.id);
+  const people = ['ann@buyer.example', 'bob@buyer.example', 'cy@buyer.example', 'di@buyer.example'];
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    await load(db, clock, {
+      teams: [team],
+      dealRooms: [room],
+      documents: [document],
+      links: [link],
+      // Each a minute later than the one before: di viewed last.
+      visits: people.map((email, i) => make.visit(link.id, { email }, `2026-05-20T11:0${i}:00.000Z`)),
+      views: people.map((email, i) =>
+        make.view(link.id, document.id, { email }, `2026-05-20T11:0${i}:30.000Z`),
+      ),
+    });
+    // bob and di proved their address with a code on one visit each.
+    await db.query(
+      `UPDATE visits s SET verified = true FROM viewers v
+        WHERE v.id = s.viewer_id AND v.email IN ('bob@buyer.example', 'di@buyer.example')`,
+    );
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('lists them latest first, a page at a time, each marked verified only when a visit of theirs was', async () => {
+    const page = async (offset: number) =>
+      (await roomViewers(db, team.id, room.id, { q: '', limit: 2, offset })).map((v) => [
+        v.email,
+        v.verified,
+      ]);
+    expect(await page(0)).toEqual([
+      ['di@buyer.example', true],
+      ['cy@buyer.example', false],
+    ]);
+    expect(await page(2)).toEqual([
+      ['bob@buyer.example', true],
+      ['ann@buyer.example', false],
+    ]);
+    const found = await roomViewers(db, team.id, room.id, { q: 'BOB', limit: 10, offset: 0 });
+    expect(found.map((v) => [v.email, v.verified])).toEqual([['bob@buyer.example', true]]);
+  });
+});
