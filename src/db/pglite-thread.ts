@@ -14,7 +14,7 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 export type ThreadRequest =
   | { id: number; op: 'query'; sql: string; params: unknown[]; prepared?: boolean }
   | { id: number; op: 'exec'; sql: string }
-  /** `bytes` (the rows in COPY's text or binary format) is handed over, and handed back with the answer. */
+  /** `bytes` (the rows in COPY's binary format) is handed over, and handed back with the answer. */
   | { id: number; op: 'copy'; sql: string; bytes: ArrayBuffer }
   | { id: number; op: 'listen'; channel: string }
   | { id: number; op: 'close' };
