@@ -22,6 +22,7 @@ const MIGRATIONS = [
   '017_figures_version',
   '018_link_page_changes',
   '019_dashboard_visit_indexes',
+  '020_link_visits_by_time',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -4,6 +4,7 @@ import { ManualClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { load, make } from '../testing/fixtures.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { recordVisit } from '../tracking/commands.ts';
 import { internalVisitors, recentActivity, refusedDownloads, viewerTimeline } from './activity-repo.ts';
 import {
   documentVersions,
@@ -140,5 +141,110 @@ describe.each(storeKinds())('a room’s viewers on the dashboard (%s store)', (k
     ]);
     const found = await roomViewers(db, team.id, room.id, { q: 'BOB', limit: 10, offset: 0 });
     expect(found.map((v) => [v.email, v.verified])).toEqual([['bob@buyer.example', true]]);
+  });
+});
+
+describe.each(storeKinds())('who came through a link, on its dashboard page (%s store)', (kind) => {
+  let db: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const team = make.team();
+  const room = make.room(team.id);
+  const link = make.link(room.id);
+  const other = make.link(room.id, { name: 'Other' });
+  const at = (hhmm: string) => `2026-05-20T${hhmm}:00.000Z`;
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    const visit = (email: string, hhmm: string, through = link) =>
+      make.visit(through.id, { email }, at(hhmm));
+    await load(db, clock, {
+      teams: [team],
+      dealRooms: [room],
+      links: [link, other],
+      visits: [
+        visit('ann@buyer.example', '11:00'),
+        visit('ann@buyer.example', '11:05'),
+        visit('ann@buyer.example', '09:00'),
+        visit('bob@buyer.example', '11:02'),
+        // The same minute as Ann's latest, and twice.
+        visit('cy@buyer.example', '11:05'),
+        visit('cy@buyer.example', '11:05'),
+        visit('di@buyer.example', '10:00'),
+        // Before the team named its own domain: this visit is not marked internal, the later one is.
+        visit('me@ours.example', '09:30'),
+        // Through the other link only, and later than anyone: not this link's.
+        visit('eve@buyer.example', '11:30', other),
+        visit('bob@buyer.example', '11:40', other),
+      ],
+    });
+    await db.query(`UPDATE teams SET internal_domains = '{@ours.example}' WHERE id = $1`, [team.id]);
+    const ctx = { db, clock, appUrl: '' };
+    await recordVisit(ctx, link.id, { viewer: { email: 'me@ours.example' }, at: new Date(at('10:30')) });
+    await recordVisit(ctx, link.id, { viewer: { email: 'di@buyer.example' }, at: new Date(at('08:00')) });
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('lists the latest people first, each once with their visits through it, however many it shows', async () => {
+    const visits = await db.query<{
+      id: string;
+      viewer_id: string;
+      email: string;
+      at: Date;
+      internal: boolean;
+    }>(
+      `SELECT s.id, s.viewer_id, v.email, s.at, s.internal FROM visits s JOIN viewers v ON v.id = s.viewer_id
+        WHERE s.link_id = $1`,
+      [link.id],
+    );
+    // Each person's latest visit (the later id first among equal times), then their visits.
+    const people = new Map<
+      string,
+      { id: string; email: string; latest: (typeof visits)[number]; visits: number; internal: boolean }
+    >();
+    for (const v of visits) {
+      const p = people.get(v.viewer_id) ?? {
+        id: v.viewer_id,
+        email: v.email,
+        latest: v,
+        visits: 0,
+        internal: false,
+      };
+      const later = v.at.getTime() - p.latest.at.getTime() || (v.id > p.latest.id ? 1 : -1);
+      people.set(v.viewer_id, {
+        ...p,
+        latest: later > 0 ? v : p.latest,
+        visits: p.visits + 1,
+        internal: p.internal || v.internal,
+      });
+    }
+    const byLatest = [...people.values()].sort(
+      (a, b) => b.latest.at.getTime() - a.latest.at.getTime() || (b.latest.id > a.latest.id ? 1 : -1),
+    );
+    expect(byLatest.map((p) => p.email)).toEqual(
+      expect.arrayContaining(['ann@buyer.example', 'cy@buyer.example', 'me@ours.example']),
+    );
+    expect(byLatest).toHaveLength(5);
+    for (let limit = 1; limit <= 6; limit++) {
+      const expected = byLatest
+        .slice(0, limit)
+        .sort((a, b) => b.latest.at.getTime() - a.latest.at.getTime() || (a.id < b.id ? -1 : 1))
+        .map((p) => [p.email, p.visits, p.latest.at.toISOString(), p.internal]);
+      const shown = (await linkVisitors(db, team.id, link.id, limit)).map((v) => [
+        v.email,
+        v.visits,
+        v.last_at.toISOString(),
+        v.internal,
+      ]);
+      expect(shown, `at most ${limit}`).toEqual(expected);
+    }
+    expect(await linkVisitors(db, team.id, link.id, 10)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: 'ann@buyer.example', visits: 3 }),
+        expect.objectContaining({ email: 'di@buyer.example', visits: 2 }),
+        expect.objectContaining({ email: 'me@ours.example', visits: 2, internal: true }),
+      ]),
+    );
   });
 });

@@ -295,7 +295,12 @@ export async function teamDeadLetter(
   return row?.endpoint_id;
 }
 
-/** The people who came through a link, most recent first (its latest visits, at most `limit` people). */
+/**
+ * The people who came through a link, most recent first (at most `limit`), each with their
+ * visits through it. The link's visits are walked newest first, one step per person not yet
+ * met (migration 020's index), so the page reads about `limit` visits however many the link
+ * has; each person's visits are then counted through their own (a person is one room's).
+ */
 export async function linkVisitors(
   db: Queryable,
   teamId: string,
@@ -312,13 +317,25 @@ export async function linkVisitors(
   }[]
 > {
   return db.query(
-    `SELECT w.id, nullif(w.email, '') AS email, nullif(w.name, '') AS name, v.visits, v.last_at, v.internal
-       FROM (SELECT viewer_id, count(*)::int AS visits, max(at) AS last_at, bool_or(internal) AS internal FROM visits
-              WHERE link_id = $1
-                AND EXISTS (SELECT 1 FROM links l WHERE l.id = $1 AND ${roomOfTeam('l.deal_room_id', '$3')})
-              GROUP BY viewer_id ORDER BY max(at) DESC LIMIT $2) v
-       JOIN viewers w ON w.id = v.viewer_id
-      ORDER BY v.last_at DESC, w.id`,
+    `WITH RECURSIVE walk AS (
+       (SELECT s.at, s.id, s.viewer_id, ARRAY[s.viewer_id] AS met FROM visits s
+         WHERE s.link_id = $1
+           AND EXISTS (SELECT 1 FROM links l WHERE l.id = $1 AND ${roomOfTeam('l.deal_room_id', '$3')})
+         ORDER BY s.at DESC, s.id DESC LIMIT 1)
+       UNION ALL
+       SELECT n.at, n.id, n.viewer_id, w.met || n.viewer_id
+         FROM walk w, LATERAL (
+           SELECT s.at, s.id, s.viewer_id FROM visits s
+            WHERE s.link_id = $1 AND (s.at, s.id) < (w.at, w.id) AND s.viewer_id <> ALL (w.met)
+            ORDER BY s.at DESC, s.id DESC LIMIT 1) n
+        WHERE cardinality(w.met) < $2
+     )
+     SELECT v.id, nullif(v.email, '') AS email, nullif(v.name, '') AS name, c.visits, walk.at AS last_at,
+            c.internal
+       FROM walk JOIN viewers v ON v.id = walk.viewer_id,
+            LATERAL (SELECT count(*)::int AS visits, bool_or(s.internal) AS internal FROM visits s
+                      WHERE s.viewer_id = walk.viewer_id AND s.link_id = $1) c
+      ORDER BY walk.at DESC, v.id`,
     [linkId, limit, teamId],
   );
 }

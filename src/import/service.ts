@@ -55,8 +55,6 @@ export async function importRecords(
     });
     // The rollups are read by index-only scans, which need their pages marked all-visible.
     // They are small (one row per room, day and document or link): a fraction of a second.
-    // A link's dashboard page reads its visits by an index-only scan too (migration 019): at a
-    // million views, marking the visits' pages took 0.2 s, and took that read from 73 to 34 ms.
     // The rows holding kept figures (a room, its documents, links and viewers, the team) were
     // each rewritten several times by the deltas: every read would walk their dead versions
     // until a vacuum, which autovacuum may not run for minutes (or at all: it is not part of
@@ -90,12 +88,8 @@ const ANALYZED_TABLES = [
   'deal_rooms',
 ];
 
-/**
- * What an import rewrites row by row (the rollups and the rows that hold kept figures), and
- * the visits, read by index-only scans.
- */
+/** What an import rewrites row by row: the rollups and the rows that hold kept figures. */
 const VACUUMED_TABLES = [
-  'visits',
   'room_daily',
   'room_daily_views',
   'room_daily_visits',
