@@ -23,6 +23,8 @@ import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
 
+/** A setting's name as a whole word (SMTP_URL, APP_URL...). */
+const SETTING_NAME = /(?<![\w-])[A-Z]{3,}(?:_[A-Z0-9]+)+(?![\w-])/;
 const ADMIN_TOKEN = 'dashboard-test-admin-token';
 const OWNER_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'northwind-2026';
@@ -87,9 +89,13 @@ describe.runIf(hasChromium)(
       return { context, page };
     }
 
-    /** Looks at the page as it stands: no serious accessibility violation; a screenshot when asked. */
+    /**
+     * Looks at the page as it stands: no serious accessibility violation, no setting's name
+     * (SMTP_URL, APP_URL...: the operator's words, not the team's); a screenshot when asked.
+     */
     async function check(page: Page, name: string) {
       expect(await axeViolations(page), name).toEqual([]);
+      expect(await page.locator('body').innerText(), name).not.toMatch(SETTING_NAME);
       await screenshot(page, `dashboard-${name}`);
     }
 
@@ -168,6 +174,11 @@ describe.runIf(hasChromium)(
       ]);
       const shareUrl = (await page.locator('code.address').first().textContent()) as string;
       expect(shareUrl).toMatch(/\/v\/[A-Za-z0-9_-]+$/);
+      const linkPage = page.url().replace(/\?.*$/, '');
+      // This service sends no email here.
+      await expect(
+        page.getByText('Needs email, which this service is not set up to send').count(),
+      ).resolves.toBe(1);
       await check(page, 'link');
 
       // Someone else reads the deck through the link.
@@ -208,6 +219,11 @@ describe.runIf(hasChromium)(
       }, 'the completed view in the timeline');
       await expect(page.getByRole('cell', { name: 'Opened the link' }).count()).resolves.toBe(1);
       await check(page, 'viewer');
+      // The link's page names who came through it.
+      await page.goto(linkPage);
+      const visitors = page.getByRole('table', { name: 'Who came through this link' });
+      await expect(visitors.getByRole('row', { name: /ada@harbor\.example 1/ }).count()).resolves.toBe(1);
+      expect(await axeViolations(page), 'link, visited').toEqual([]);
       await page.goto(`${web}/app/rooms/${roomId}?period=7d`);
       const overview = page.getByRole('table', { name: 'Top documents' });
       await expect(overview.getByRole('row', { name: /Investor deck\.pdf 1/ }).count()).resolves.toBe(1);
@@ -339,6 +355,9 @@ describe.runIf(hasChromium)(
 
       await page.goto(`${web}/app/account`);
       await check(page, 'account');
+      await page.goto(`${web}/app/notifications`);
+      await expect(page.getByText('This service is not set up to send email').count()).resolves.toBe(1);
+      expect(await page.locator('body').innerText()).not.toMatch(SETTING_NAME);
       await page.goto(`${web}/app/rooms/${roomId}/links`);
       await check(page, 'links');
 

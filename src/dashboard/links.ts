@@ -65,7 +65,7 @@ function readLinkForm(
   if (input.verifyEmail && !canMail) {
     errors.push({
       field: 'verifyEmail',
-      message: 'Emails cannot be verified: this service cannot send email (SMTP_URL)',
+      message: 'Emails cannot be verified: this service is not set up to send email',
     });
   }
   for (const field of ['allowList', 'blockList'] as const) {

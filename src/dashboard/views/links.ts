@@ -100,8 +100,8 @@ export function linkForm(
         canMail
           ? 'The gate mails a six-digit code; the email is proved before the room opens.'
           : link?.verify_email
-            ? 'This link cannot verify emails now: no email can be sent (SMTP_URL is not set), so nobody can open it.'
-            : 'Needs email: ask whoever runs this service to set SMTP_URL.'
+            ? 'This link cannot verify emails now: this service is not set up to send email, so nobody can open it.'
+            : 'Needs email, which this service is not set up to send: ask whoever runs it to set that up.'
       }</p></div>
     <div class="field"><label for="allow-list">Allowed emails and domains</label>${allow.message}<textarea id="allow-list" name="allowList" rows="3"${allow.attributes}>${lines('allowList', link?.allow_list)}</textarea>
       <p class="hint" id="allow-list-hint">One a line: name@company.com or @company.com. Empty: any email.</p></div>
@@ -202,7 +202,7 @@ ${notice(o.done)}
   <p>${count(link.total_clicks)} visit${link.total_clicks === 1 ? '' : 's'} · created ${when(link.created_at, user.timezone)} · ${protections(link, user.timezone)}</p>
   ${
     link.verify_email && !data.canMail
-      ? html`<p class="alert" role="alert">This link cannot verify emails: no email can be sent (SMTP_URL is not set), so nobody can open it. Turn “Verify email” off, or set SMTP_URL.</p>`
+      ? html`<p class="alert" role="alert">This link cannot verify emails: this service is not set up to send email, so nobody can open it. Turn “Verify email” off, or ask whoever runs the service to set up email.</p>`
       : ''
   }
 </section>

@@ -7,7 +7,7 @@ const STATES: Record<string, string> = {
   pending: 'Due',
   sending: 'Sending',
   sent: 'Sent',
-  kept: 'Not mailed (no SMTP_URL): shown here only',
+  kept: 'Not mailed (this service sends no email): shown here only',
   failed: 'Could not be sent',
 };
 
@@ -24,7 +24,7 @@ export function notificationsView(
 ${
   deps.mailer
     ? ''
-    : html`<p class="alert" role="status">This service sends no email (SMTP_URL is not set): your notifications are listed here instead.</p>`
+    : html`<p class="alert" role="status">This service is not set up to send email: your notifications are listed here instead.</p>`
 }
 <p class="lead">Visit emails for the rooms you follow, and daily digests. Choose which on <a href="/app/account#visit-emails">your account</a>.</p>
 ${table({
