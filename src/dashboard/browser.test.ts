@@ -19,12 +19,11 @@ import {
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
+import { SETTING_NAME } from '../testing/pages.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
 
-/** A setting's name as a whole word (SMTP_URL, APP_URL...). */
-const SETTING_NAME = /(?<![\w-])[A-Z]{3,}(?:_[A-Z0-9]+)+(?![\w-])/;
 const ADMIN_TOKEN = 'dashboard-test-admin-token';
 const OWNER_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'northwind-2026';
