@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './src/testing/sequencer.ts';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'packages/**/*.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
     setupFiles: ['src/testing/each-file.ts'],
+    sequence: { sequencer: LongestFirst },
     // PGlite boots in a second or two, a PostgreSQL started by a test in a few more; with four
     // forks, their servers and browsers on two cores, a step can take several times as long.
     testTimeout: 90_000,
