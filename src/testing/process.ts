@@ -1,7 +1,6 @@
-import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import { delimiter, dirname } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { type Started, spawnSmall } from './spawner.ts';
 
 /** The service's entry, run by node. */
 export const BIN = fileURLToPath(new URL('../../bin/dealroom.mjs', import.meta.url));
@@ -18,11 +17,8 @@ export function commandEnv(env: Record<string, string | undefined>): NodeJS.Proc
 }
 
 /** The `dealroom` command with these settings, as a person or a supervisor starts it. */
-export function spawnDealroom(
-  args: string[],
-  env: Record<string, string>,
-): ChildProcessByStdio<null, Readable, Readable> {
-  return spawn(COMMAND, args, { env: commandEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnDealroom(args: string[], env: Record<string, string>): Started {
+  return spawnSmall(COMMAND, args, commandEnv(env));
 }
 
 export interface RunResult {
@@ -49,7 +45,7 @@ export function dealroom(args: string[], env: Record<string, string>): Promise<R
 }
 
 export interface Server {
-  child: ChildProcess;
+  child: Started;
   base: string;
   output: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -90,7 +86,7 @@ export function startServer(args: string[], env: Record<string, string>): Promis
 }
 
 export interface WorkerProcess {
-  child: ChildProcess;
+  child: Started;
   output: () => string;
   exited: Promise<number | null>;
 }
