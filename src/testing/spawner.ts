@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 export interface Started extends EventEmitter {
   readonly pid: number | undefined;
   readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
   readonly stdout: Readable;
   readonly stderr: Readable;
   kill(signal?: NodeJS.Signals): boolean;
@@ -21,6 +22,8 @@ type Message =
 class RemoteChild extends EventEmitter implements Started {
   pid: number | undefined;
   exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  private ended = false;
   readonly stdout = new Readable({ read() {} });
   readonly stderr = new Readable({ read() {} });
   constructor(
@@ -30,13 +33,15 @@ class RemoteChild extends EventEmitter implements Started {
     super();
   }
   kill(signal: NodeJS.Signals = 'SIGTERM') {
-    if (this.exitCode !== null) return false;
+    if (this.ended) return false;
     this.spawner.send({ op: 'kill', id: this.id, signal });
     return true;
   }
   /** The child has gone and its output with it: 'exit', then 'close' once its output is read. */
   async closed(code: number | null, signal: NodeJS.Signals | null) {
+    this.ended = true;
     this.exitCode = code;
+    this.signalCode = signal;
     const ends = [this.stdout, this.stderr].map((stream) => {
       stream.push(null);
       return stream.readableFlowing ? new Promise((resolve) => stream.once('end', resolve)) : undefined;
@@ -77,8 +82,12 @@ function spawnerProcess(): ChildProcess {
       void child.closed(message.code, message.signal);
     }
   });
-  started.on('exit', () => {
+  started.on('exit', (code, signal) => {
     spawner = undefined;
+    // Should it ever end first, what it ran ends with it, as far as the tests can tell.
+    for (const child of running.values()) void child.closed(null, signal ?? 'SIGKILL');
+    running.clear();
+    if (code !== 0) console.error(`the test spawner exited with ${code ?? signal}`);
   });
   started.unref();
   started.channel?.unref();
