@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { constants, deflateRawSync } from 'node:zlib';
 
 /**
  * Files made to hurt a service that reads them, for the tests that prove it is not hurt: each
@@ -52,10 +52,33 @@ export function pageTreeBomb(levels = 30): Buffer {
   return pdfOf(objects);
 }
 
+/**
+ * A zlib stream of `megabytes` MiB of spaces, made without holding or compressing them all:
+ * one MiB compressed alone and flushed in full (so it refers to nothing before it) is the same
+ * blocks wherever it stands, so the stream is those blocks `megabytes` times, a last empty
+ * block, and the Adler-32 of the whole, which for n equal bytes has a closed form.
+ */
+function spacesDeflated(megabytes: number): Buffer {
+  const mib = 1024 * 1024;
+  const block = deflateRawSync(Buffer.alloc(mib, 0x20), { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+  const n = BigInt(megabytes * mib);
+  const MOD = 65521n;
+  const a = (1n + n * 0x20n) % MOD;
+  const b = (n + (0x20n * n * (n + 1n)) / 2n) % MOD;
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(Number((b << 16n) | a));
+  // zlib's header (deflate, 32 KiB window, best compression); a final empty fixed block.
+  return Buffer.concat([
+    Buffer.from([0x78, 0xda]),
+    ...Array(megabytes).fill(block),
+    Buffer.from([0x03, 0x00]),
+    adler,
+  ]);
+}
+
 /** One page whose content stream inflates to `megabytes` MiB of spaces (a compression bomb). */
 export function inflationBomb(megabytes: number): Buffer {
-  const chunk = Buffer.alloc(1024 * 1024, 0x20);
-  const stream = deflateSync(Buffer.concat(Array.from({ length: megabytes }, () => chunk)), { level: 9 });
+  const stream = spacesDeflated(megabytes);
   return pdfOf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
