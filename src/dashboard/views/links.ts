@@ -18,6 +18,10 @@ export const LINK_FIELDS = {
   blockList: 'Blocked emails and domains',
   agreement: 'Agreement',
 };
+/** Said wherever a link asks for verified emails that this service cannot mail. */
+const CANNOT_VERIFY =
+  'This link cannot verify emails: this service is not set up to send email, so nobody can open it.';
+
 const IDS = {
   name: 'link-name',
   password: 'link-password',
@@ -100,7 +104,7 @@ export function linkForm(
         canMail
           ? 'The gate mails a six-digit code; the email is proved before the room opens.'
           : link?.verify_email
-            ? 'This link cannot verify emails now: this service is not set up to send email, so nobody can open it.'
+            ? CANNOT_VERIFY
             : 'Needs email, which this service is not set up to send: ask whoever runs it to set that up.'
       }</p></div>
     <div class="field"><label for="allow-list">Allowed emails and domains</label>${allow.message}<textarea id="allow-list" name="allowList" rows="3"${allow.attributes}>${lines('allowList', link?.allow_list)}</textarea>
@@ -202,7 +206,7 @@ ${notice(o.done)}
   <p>${count(link.total_clicks)} visit${link.total_clicks === 1 ? '' : 's'} · created ${when(link.created_at, user.timezone)} · ${protections(link, user.timezone)}</p>
   ${
     link.verify_email && !data.canMail
-      ? html`<p class="alert" role="alert">This link cannot verify emails: this service is not set up to send email, so nobody can open it. Turn “Verify email” off, or ask whoever runs the service to set up email.</p>`
+      ? html`<p class="alert" role="alert">${CANNOT_VERIFY} Turn “Verify email” off, or ask whoever runs the service to set up email.</p>`
       : ''
   }
 </section>
