@@ -91,6 +91,9 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
       request.leaseUntil,
       token,
     ],
+    // Run after every batch of events, by every worker: parsed and planned once per connection,
+    // where parsing and planning took ten times as long as running it.
+    { prepared: 'claim-deliveries' },
   );
   return rows.map((row) => ({
     id: row.id,
