@@ -57,9 +57,16 @@ const running = new Map<number, RemoteChild>();
 let nextId = 0;
 
 /**
- * This fork's spawner, started the first time it is needed. It does not hold the fork open
- * (vitest's own channel does), and it ends when the fork does.
+ * The spawner holds this process open while a process it started runs, as that process
+ * would if this one had started it (a bench waiting on `dealroom migrate` has nothing else
+ * open), and not when none does: it ends when this process does.
  */
+function holdOpen(): void {
+  if (running.size > 0) spawner?.channel?.ref();
+  else spawner?.channel?.unref();
+}
+
+/** This process's spawner, started the first time it is needed (holdOpen says when it keeps it open). */
 function spawnerProcess(): ChildProcess {
   if (spawner) return spawner;
   const started = spawn(process.execPath, [fileURLToPath(new URL('./spawner.mjs', import.meta.url))], {
@@ -76,9 +83,11 @@ function spawnerProcess(): ChildProcess {
       child[message.stream].push(Buffer.from(message.chunk));
     } else if (message.op === 'error') {
       running.delete(message.id);
+      holdOpen();
       child.emit('error', Object.assign(new Error(message.message), { code: message.code }));
     } else {
       running.delete(message.id);
+      holdOpen();
       void child.closed(message.code, message.signal);
     }
   });
@@ -104,6 +113,7 @@ export function spawnSmall(command: string, args: string[], env: NodeJS.ProcessE
   const id = ++nextId;
   const child = new RemoteChild(id, via);
   running.set(id, child);
+  holdOpen();
   via.send({ op: 'spawn', id, command, args, env });
   return child;
 }
