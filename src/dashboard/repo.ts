@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { NEWEST_FILE_JOIN } from '../documents/newest-file.ts';
 import type { ViewerRow } from '../viewers/repo.ts';
 
 /**
@@ -127,7 +128,7 @@ export async function roomDocuments(
     `SELECT d.id, d.name, d.display_name, d.status, d.position, d.page_count, d.download_override,
             d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
             f.version, f.pages_ready
-       FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
+       FROM documents d ${NEWEST_FILE_JOIN}
       WHERE d.deal_room_id = $1 AND ${roomOfTeam('$1', '$2')} ORDER BY d.position, d.created_at, d.id`,
     [roomId, teamId],
   );
@@ -143,7 +144,7 @@ export async function teamDocument(
             d.total_views::int AS total_views, f.content_type AS file_type, f.size_bytes::float8 AS size_bytes,
             f.version, f.pages_ready, d.deal_room_id, r.name AS room_name
        FROM documents d JOIN deal_rooms r ON r.id = d.deal_room_id
-       LEFT JOIN document_files f ON f.document_id = d.id
+       ${NEWEST_FILE_JOIN}
       WHERE d.id = $1 AND r.team_id = $2`,
     [documentId, teamId],
   );

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { NEWEST_FILE_JOIN } from '../documents/newest-file.ts';
 
 /** What the link page needs of a link, found by its short id. */
 export interface PublicLink {
@@ -55,7 +56,7 @@ export async function linkByShortId(
                    'download_allowed', coalesce(d.download_override, l.allow_download),
                    'file_type', f.content_type, 'version_id', f.version_id,
                    'pages_ready', f.pages_ready) ORDER BY d.position, d.id)
-            FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
+            FROM documents d ${NEWEST_FILE_JOIN}
            WHERE d.deal_room_id = l.deal_room_id AND d.status = 'published'
              ${shown === 'all' ? '' : 'AND d.id = $2::uuid'}
              AND (l.all_documents OR EXISTS (SELECT 1 FROM link_documents ld
