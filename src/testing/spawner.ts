@@ -98,8 +98,8 @@ function spawnerProcess(): ChildProcess {
     running.clear();
     if (code !== 0) console.error(`the test spawner exited with ${code ?? signal}`);
   });
+  // Its channel alone decides whether it holds this process open (holdOpen).
   started.unref();
-  started.channel?.unref();
   spawner = started;
   return started;
 }
