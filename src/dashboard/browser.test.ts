@@ -1,27 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { type RunningServer, startServer } from '../server.ts';
-import {
-  axeViolations,
-  hasChromium,
-  LAPTOP,
-  launchChromium,
-  PHONE,
-  pageOneShown,
-  screenshot,
-  watchPage,
-} from '../testing/browser.ts';
+import type { RunningServer } from '../server.ts';
+import { axeViolations, hasChromium, LAPTOP, PHONE, pageOneShown, screenshot } from '../testing/browser.ts';
+import { type BrowserService, newPerson, serviceWithBrowser } from '../testing/browser-service.ts';
 import { SETTING_NAME } from '../testing/pages.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
-import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { storeKinds } from '../testing/stores.ts';
 import { tempDir } from '../testing/temp.ts';
 
 const ADMIN_TOKEN = 'dashboard-test-admin-token';
@@ -41,52 +32,27 @@ describe.runIf(hasChromium)(
     let server: RunningServer;
     let browser: Browser;
     let receiver: Receiver;
-    let drop: () => Promise<void>;
+    let service: BrowserService;
     let web: string;
     let teamId: string;
     const files = tempDir('dashboard-files');
     const problems: string[] = [];
 
     beforeAll(async () => {
-      let env: Record<string, string>;
-      ({ env, drop } = await freshStoreEnv(kind));
       receiver = await startReceiver();
-      const config = loadConfig({
-        ...env,
-        ADMIN_TOKEN,
-        MANAGEMENT_PORT: '0',
-        LOG_LEVEL: 'silent',
-        MIGRATE_ON_START: 'true',
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      });
-      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
-      web = server.webApp as string;
-      browser = await launchChromium();
-      const team = await fetch(`${server.managementApi}/teams`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Northwind Capital' }),
-      });
-      teamId = ((await team.json()) as { data: { id: string } }).data.id;
+      service = await serviceWithBrowser(kind, ADMIN_TOKEN, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+      ({ server, browser, web } = service);
+      teamId = (await service.admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       writeFileSync(join(files, 'Investor deck.pdf'), await numberedPdf(3));
       writeFileSync(join(files, 'Term sheet.pdf'), await numberedPdf(1));
     });
     afterAll(async () => {
-      await browser?.close();
-      await server?.close();
+      await service?.close();
       await receiver?.close();
-      await drop?.();
     });
 
     /** A new browser of its own (another person), every page watched for foreign requests and CSP refusals. */
-    async function person(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page }> {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      const seen = watchPage(page, web);
-      page.on('close', () => problems.push(...seen.foreign, ...seen.refused));
-      context.on('close', () => problems.push(...seen.foreign, ...seen.refused));
-      return { context, page };
-    }
+    const person = (viewport = LAPTOP) => newPerson({ browser, web }, problems, { viewport });
 
     /**
      * Looks at the page as it stands: no serious accessibility violation, no setting's name

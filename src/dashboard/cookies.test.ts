@@ -1,29 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
-import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { createTeam } from '../teams/commands.ts';
+import { testWebApp } from '../testing/app.ts';
 import { openTestStore } from '../testing/stores.ts';
-import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { acceptInvitation, inviteUser } from '../users/commands.ts';
-import { buildWebApp } from '../web/app.ts';
 
 // Served over https (APP_URL), as in production.
 describe('dashboard sessions over https', () => {
   let db: Database;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   beforeAll(async () => {
     db = await openTestStore('embedded');
-    web = await buildWebApp({
-      db,
-      clock,
-      appUrl: 'https://rooms.example',
-      logger: { level: 'silent' },
-      metrics: createMetrics(),
-      startView: createViewStartWriter(),
-    });
-    await web.ready();
+    web = await testWebApp(db, clock, { appUrl: 'https://rooms.example' });
   });
   afterAll(async () => {
     await web?.close();

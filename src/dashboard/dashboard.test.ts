@@ -5,6 +5,8 @@ import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { mailerOf } from '../mail/mailer.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { testWebApp } from '../testing/app.ts';
+import { linkVisitor } from '../testing/link-visitor.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { SETTING_NAME } from '../testing/pages.ts';
 import { until } from '../testing/receiver.ts';
@@ -12,14 +14,13 @@ import { startSmtpServer } from '../testing/smtp.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { inviteUser } from '../users/commands.ts';
-import { buildWebApp } from '../web/app.ts';
 
 const PASSWORD = 'a long enough password';
 
 describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let mailer: ReturnType<typeof mailerOf>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
@@ -30,17 +31,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
     admin = await managementClient(db, clock, createMetrics(), { startView });
     smtp = await startSmtpServer();
     mailer = mailerOf({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' });
-    web = await buildWebApp({
-      mailer,
-      db,
-      clock,
-      appUrl: 'http://localhost:3000',
-      logger: { level: 'silent' },
-      metrics: createMetrics(),
-      startView,
-      allowPrivateUrls: true,
-    });
-    await web.ready();
+    web = await testWebApp(db, clock, { mailer, startView, allowPrivateUrls: true });
   });
   afterAll(async () => {
     mailer?.close();
@@ -51,42 +42,7 @@ describe.each(storeKinds())('the dashboard (%s store)', (kind) => {
   });
 
   /** A browser: its cookies, and requests that carry them. */
-  function browser(address = '203.0.113.9') {
-    const jar = new Map<string, string>();
-    const request = async (method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) => {
-      const body = new URLSearchParams();
-      for (const [name, value] of Object.entries(form ?? {})) {
-        for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
-      }
-      const response = await web.inject({
-        method,
-        url,
-        remoteAddress: address,
-        headers: {
-          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-        },
-        ...(form ? { payload: body.toString() } : {}),
-      });
-      const set = response.headers['set-cookie'];
-      for (const line of Array.isArray(set) ? set : set ? [set] : []) {
-        const [pair = ''] = line.split(';');
-        const at = pair.indexOf('=');
-        if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      return response;
-    };
-    return {
-      jar,
-      get: (url: string) => request('GET', url),
-      post: (url: string, form: Record<string, string | string[]>) => request('POST', url, form),
-      /** The CSRF token of this browser's session, read from a page's form. */
-      async csrf() {
-        const page = await request('GET', '/app/account');
-        return /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
-      },
-    };
-  }
+  const browser = (address = '203.0.113.9') => linkVisitor(web, address);
 
   /** A team with a signed-in user of the role, through an invitation accepted in a browser. */
   async function member(role: 'owner' | 'admin' | 'member', teamId?: string) {

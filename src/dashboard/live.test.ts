@@ -1,32 +1,23 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
-import { createMetrics } from '../core/metrics.ts';
+import { testWebApp } from '../testing/app.ts';
 import { managedRoom, useManagement } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
 import { storeKinds } from '../testing/stores.ts';
-import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { acceptInvitation, inviteUser } from '../users/commands.ts';
-import { buildWebApp } from '../web/app.ts';
 import { writeContexts } from '../write/context.ts';
 import { userCookieName } from './auth.ts';
 
 describe.each(storeKinds())('the live feeds (%s store)', (kind) => {
   // Real time: the feed's delay is what is measured.
   const s = useManagement(kind, new Date().toISOString());
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   let base: string;
 
   beforeAll(async () => {
     s.clock.set(systemClock.now());
-    web = await buildWebApp({
-      db: s.db,
-      clock: systemClock,
-      appUrl: 'http://localhost:3000',
-      logger: { level: 'silent' },
-      metrics: createMetrics(),
-      startView: createViewStartWriter(),
-    });
+    web = await testWebApp(s.db, systemClock);
     base = await web.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {

@@ -1,23 +1,15 @@
-import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { type RunningServer, startServer } from '../server.ts';
-import {
-  axeViolations,
-  hasChromium,
-  LAPTOP,
-  launchChromium,
-  screenshot,
-  watchPage,
-} from '../testing/browser.ts';
-import { managementOver } from '../testing/management.ts';
+import type { RunningServer } from '../server.ts';
+import { axeViolations, hasChromium, screenshot } from '../testing/browser.ts';
+import { type BrowserService, newPerson, serviceWithBrowser } from '../testing/browser-service.ts';
 import { until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
-import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { storeKinds } from '../testing/stores.ts';
 
 const ADMIN_TOKEN = 'told-browser-admin-token';
 const PASSWORD = 'correct horse battery';
@@ -30,31 +22,22 @@ describe.runIf(hasChromium)(
     let server: RunningServer;
     let browser: Browser;
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-    let drop: () => Promise<void>;
+    let service: BrowserService;
     let web: string;
     let teamId: string;
     let roomId: string;
     let shortId: string;
     const problems: string[] = [];
 
-    const admin = managementOver(() => server.managementApi ?? '', ADMIN_TOKEN);
+    const admin = (method: string, path: string, body?: unknown) => service.admin(method, path, body);
 
     beforeAll(async () => {
-      let env: Record<string, string>;
-      ({ env, drop } = await freshStoreEnv(kind));
       smtp = await startSmtpServer();
-      const config = loadConfig({
-        ...env,
-        ADMIN_TOKEN,
-        MANAGEMENT_PORT: '0',
-        LOG_LEVEL: 'silent',
-        MIGRATE_ON_START: 'true',
+      service = await serviceWithBrowser(kind, ADMIN_TOKEN, {
         SMTP_URL: smtp.url,
         VISIT_EMAIL_DELAY_SECONDS: '12',
       });
-      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
-      web = server.webApp as string;
-      browser = await launchChromium();
+      ({ server, browser, web } = service);
       teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       await admin('PATCH', `/teams/${teamId}`, { timezone: 'America/New_York' });
       roomId = (await admin('POST', `/teams/${teamId}/deal-rooms`, { name: 'Project Atlas' })).data
@@ -76,19 +59,11 @@ describe.runIf(hasChromium)(
       ).data.shortId as string;
     });
     afterAll(async () => {
-      await browser?.close();
-      await server?.close();
+      await service?.close();
       await smtp?.stop();
-      await drop?.();
     });
 
-    async function person(): Promise<Page> {
-      const context = await browser.newContext({ viewport: LAPTOP });
-      const page = await context.newPage();
-      const seen = watchPage(page, web);
-      context.on('close', () => problems.push(...seen.foreign, ...seen.refused));
-      return page;
-    }
+    const person = async (): Promise<Page> => (await newPerson({ browser, web }, problems)).page;
 
     /** Reads the open document for a while: the viewer counts time only on a visible, focused page. */
     async function read(page: Page, seconds: number) {

@@ -4,16 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
+import { testWebApp } from '../testing/app.ts';
 import { managementClient } from '../testing/management.ts';
 import { openTestStore } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { inviteUser } from '../users/commands.ts';
-import { buildWebApp } from '../web/app.ts';
 
 describe('request logs', () => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const lines: string[] = [];
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   beforeAll(async () => {
@@ -26,15 +26,7 @@ describe('request logs', () => {
         done();
       },
     });
-    web = await buildWebApp({
-      db,
-      clock,
-      appUrl: 'http://localhost:3000',
-      logger: pino({ level: 'debug' }, sink),
-      metrics: createMetrics(),
-      startView,
-    });
-    await web.ready();
+    web = await testWebApp(db, clock, { logger: pino({ level: 'debug' }, sink), startView });
   });
   afterAll(async () => {
     await web?.close();

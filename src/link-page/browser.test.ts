@@ -1,22 +1,20 @@
 import { readFileSync } from 'node:fs';
-import pino from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { type RunningServer, startServer } from '../server.ts';
+import type { RunningServer } from '../server.ts';
 import {
   axeViolations,
   hasChromium,
   LAPTOP,
-  launchChromium,
   PHONE,
   pageOneShown,
   screenshot,
   watchPage,
 } from '../testing/browser.ts';
+import { type BrowserService, serviceWithBrowser } from '../testing/browser-service.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
-import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { storeKinds } from '../testing/stores.ts';
 
 const ADMIN_TOKEN = 'browser-test-admin-token';
 const PASSWORD = 'open sesame';
@@ -34,56 +32,20 @@ describe.runIf(hasChromium)(
     let server: RunningServer;
     let browser: Browser;
     let receiver: Receiver;
-    let drop: () => Promise<void>;
+    let service: BrowserService;
     let key: string;
     let web: string;
     const ids = {} as Record<'room' | 'deck' | 'terms' | 'hidden' | 'link', string> & {
       shortId: string;
       expired: string;
     };
-
-    async function admin(
-      method: string,
-      path: string,
-      body?: unknown,
-    ): Promise<{ data: Record<string, unknown> }> {
-      const response = await fetch(`${server.managementApi}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          ...(body instanceof Uint8Array
-            ? { 'content-type': 'application/pdf' }
-            : body
-              ? { 'content-type': 'application/json' }
-              : {}),
-        },
-        body: body instanceof Uint8Array ? Buffer.from(body) : body ? JSON.stringify(body) : undefined,
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return (await response.json()) as { data: Record<string, unknown> };
-    }
-    const read = async (path: string) =>
-      (
-        (await (await fetch(`${server.readApi}/v1${path}`, { headers: { 'x-api-key': key } })).json()) as {
-          data: unknown;
-        }
-      ).data;
+    const admin = (method: string, path: string, body?: unknown) => service.admin(method, path, body);
+    const read = (path: string): Promise<unknown> => service.read(key, path);
 
     beforeAll(async () => {
-      let env: Record<string, string>;
-      ({ env, drop } = await freshStoreEnv(kind));
       receiver = await startReceiver();
-      const config = loadConfig({
-        ...env,
-        ADMIN_TOKEN,
-        MANAGEMENT_PORT: '0',
-        LOG_LEVEL: 'silent',
-        MIGRATE_ON_START: 'true',
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      });
-      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
-      web = server.webApp as string;
-      browser = await launchChromium();
+      service = await serviceWithBrowser(kind, ADMIN_TOKEN, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+      ({ server, browser, web } = service);
 
       const team = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       key = (await admin('POST', `/teams/${team}/keys`, { name: 'CRM' })).data.key as string;
@@ -119,10 +81,8 @@ describe.runIf(hasChromium)(
       ).data.shortId as string;
     });
     afterAll(async () => {
-      await browser?.close();
-      await server?.close();
+      await service?.close();
       await receiver?.close();
-      await drop?.();
     });
 
     it('gates, opens the room, renders and tracks a 3-page PDF, downloads, refuses; the API and webhooks show exactly that', async () => {

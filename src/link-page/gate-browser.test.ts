@@ -1,24 +1,15 @@
-import pino from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { type RunningServer, startServer } from '../server.ts';
-import {
-  axeViolations,
-  hasChromium,
-  LAPTOP,
-  launchChromium,
-  PHONE,
-  screenshot,
-  watchPage,
-} from '../testing/browser.ts';
-import { managementOver } from '../testing/management.ts';
+import type { RunningServer } from '../server.ts';
+import { axeViolations, hasChromium, LAPTOP, PHONE, screenshot } from '../testing/browser.ts';
+import { type BrowserService, newPerson, serviceWithBrowser } from '../testing/browser-service.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
-import { freshStoreEnv, storeKinds } from '../testing/stores.ts';
+import { storeKinds } from '../testing/stores.ts';
 
 const ADMIN_TOKEN = 'gate-browser-admin-token';
 const OWNER_PASSWORD = 'correct horse battery';
@@ -34,7 +25,7 @@ describe.runIf(hasChromium)(
     let browser: Browser;
     let receiver: Receiver;
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-    let drop: () => Promise<void>;
+    let service: BrowserService;
     let web: string;
     let key: string;
     let teamId: string;
@@ -43,31 +34,17 @@ describe.runIf(hasChromium)(
     let deckId: string;
     const problems: string[] = [];
 
-    const admin = managementOver(() => server.managementApi ?? '', ADMIN_TOKEN);
-    const read = async (path: string) =>
-      (
-        (await (await fetch(`${server.readApi}/v1${path}`, { headers: { 'x-api-key': key } })).json()) as {
-          data: any;
-        }
-      ).data;
+    const admin = (method: string, path: string, body?: unknown) => service.admin(method, path, body);
+    const read = (path: string): Promise<any> => service.read(key, path);
 
     beforeAll(async () => {
-      let env: Record<string, string>;
-      ({ env, drop } = await freshStoreEnv(kind));
       receiver = await startReceiver();
       smtp = await startSmtpServer();
-      const config = loadConfig({
-        ...env,
-        ADMIN_TOKEN,
-        MANAGEMENT_PORT: '0',
-        LOG_LEVEL: 'silent',
-        MIGRATE_ON_START: 'true',
+      service = await serviceWithBrowser(kind, ADMIN_TOKEN, {
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         SMTP_URL: smtp.url,
       });
-      server = await startServer(config, { port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
-      web = server.webApp as string;
-      browser = await launchChromium();
+      ({ server, browser, web } = service);
       teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       key = (await admin('POST', `/teams/${teamId}/keys`, { name: 'CRM' })).data.key as string;
       await admin('POST', `/teams/${teamId}/webhook-endpoints`, { url: receiver.url('/hooks') });
@@ -87,20 +64,12 @@ describe.runIf(hasChromium)(
       ).data.shortId as string;
     });
     afterAll(async () => {
-      await browser?.close();
-      await server?.close();
+      await service?.close();
       await receiver?.close();
       await smtp?.stop();
-      await drop?.();
     });
 
-    async function person(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page }> {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      const seen = watchPage(page, web);
-      context.on('close', () => problems.push(...seen.foreign, ...seen.refused));
-      return { context, page };
-    }
+    const person = (viewport = LAPTOP) => newPerson({ browser, web }, problems, { viewport });
 
     async function look(page: Page, name: string) {
       expect(await axeViolations(page), name).toEqual([]);

@@ -3,13 +3,13 @@ import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { type Mailer, mailerOf } from '../mail/mailer.ts';
+import { testWebApp } from '../testing/app.ts';
 import { linkVisitor } from '../testing/link-visitor.ts';
 import { managementClient } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
-import { buildWebApp } from '../web/app.ts';
 
 const MINUTE = 60_000;
 
@@ -19,7 +19,7 @@ describe.each(storeKinds())("the gate's later steps: codes, lists, agreements (%
   let mailer: Mailer;
   let admin: Awaited<ReturnType<typeof managementClient>>;
   let plainAdmin: Awaited<ReturnType<typeof managementClient>>;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   const startView = createViewStartWriter();
 
@@ -29,16 +29,7 @@ describe.each(storeKinds())("the gate's later steps: codes, lists, agreements (%
     mailer = mailerOf({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' }) as Mailer;
     admin = await managementClient(db, clock, createMetrics(), { startView, mailConfigured: true });
     plainAdmin = await managementClient(db, clock, createMetrics(), { startView });
-    web = await buildWebApp({
-      db,
-      clock,
-      appUrl: 'http://localhost:3000',
-      logger: { level: 'silent' },
-      metrics: createMetrics(),
-      startView,
-      mailer,
-    });
-    await web.ready();
+    web = await testWebApp(db, clock, { startView, mailer });
   });
   afterAll(async () => {
     await web?.close();

@@ -4,16 +4,16 @@ import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { testWebApp } from '../testing/app.ts';
 import { ADMIN_TOKEN, managementClient } from '../testing/management.ts';
 import { openTestStore } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
-import { buildWebApp } from '../web/app.ts';
 import { createLinkPageLimiter } from './limits.ts';
 
 describe('link page limits', () => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   let shortId: string;
   let documentId: string;
@@ -22,11 +22,7 @@ describe('link page limits', () => {
     const startView = createViewStartWriter();
     admin = await managementClient(db, clock, createMetrics(), { startView });
     const metrics = createMetrics();
-    web = await buildWebApp({
-      db,
-      clock,
-      appUrl: 'http://localhost:3000',
-      logger: { level: 'silent' },
+    web = await testWebApp(db, clock, {
       metrics,
       startView,
       linkLimiter: createLinkPageLimiter(
@@ -34,7 +30,6 @@ describe('link page limits', () => {
         { logger: pino({ level: 'silent' }), metrics },
       ),
     });
-    await web.ready();
     const team = (await admin.post('/teams', { name: 'Limits' })).body.data.id as string;
     const room = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Room' })).body.data.id as string;
     documentId = (await admin.post(`/deal-rooms/${room}/documents`, { name: 'Deck', status: 'published' }))

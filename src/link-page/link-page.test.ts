@@ -5,19 +5,19 @@ import type { Database } from '../db/database.ts';
 import { renderNext } from '../documents/renderer.ts';
 import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
+import { testWebApp } from '../testing/app.ts';
 import { linkVisitor } from '../testing/link-visitor.ts';
 import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
-import { buildWebApp } from '../web/app.ts';
 
 const MINUTE = 60_000;
 
 describe.each(storeKinds())('the link page (%s store)', (kind) => {
   let db: Database;
   let admin: Awaited<ReturnType<typeof managementClient>>;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const clock = new ManualClock('2026-05-20T12:00:00.000Z');
   const startView = createViewStartWriter();
   /** The versions a viewer was told to wait for, as the renderer would hear of them. */
@@ -26,16 +26,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
   beforeAll(async () => {
     db = await openTestStore(kind);
     admin = await managementClient(db, clock, createMetrics(), { startView });
-    web = await buildWebApp({
-      db,
-      clock,
-      appUrl: 'http://localhost:3000',
-      logger: { level: 'silent' },
-      metrics: createMetrics(),
-      startView,
-      wantPages: (versionId) => wanted.push(versionId),
-    });
-    await web.ready();
+    web = await testWebApp(db, clock, { startView, wantPages: (versionId) => wanted.push(versionId) });
   });
   afterAll(async () => {
     await web?.close();

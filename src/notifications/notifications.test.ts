@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDealRoom } from '../deal-rooms/commands.ts';
 import { type Mailer, mailerOf } from '../mail/mailer.ts';
+import { testWebApp } from '../testing/app.ts';
 import { managedRoom, useManagement } from '../testing/management.ts';
 import { until } from '../testing/receiver.ts';
 import { startSmtpServer } from '../testing/smtp.ts';
 import { storeKinds } from '../testing/stores.ts';
 import { acceptInvitation, inviteUser } from '../users/commands.ts';
-import { buildWebApp } from '../web/app.ts';
 import { writeContexts } from '../write/context.ts';
 import { deliverNotifications, queueDigests, setVisitEmails } from './commands.ts';
 
@@ -16,21 +16,13 @@ describe.each(storeKinds())('visit emails and digests (%s store)', (kind) => {
   const s = useManagement(kind, '2026-11-26T14:00:00.000Z');
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let mailer: Mailer;
-  let web: Awaited<ReturnType<typeof buildWebApp>>;
+  let web: Awaited<ReturnType<typeof testWebApp>>;
   const writes = () => writeContexts({ db: s.db, clock: s.clock, appUrl: APP_URL });
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
     mailer = mailerOf({ smtpUrl: smtp.url, from: 'Deal Room <rooms@dealroom.example>' }) as Mailer;
-    web = await buildWebApp({
-      db: s.db,
-      clock: s.clock,
-      appUrl: APP_URL,
-      logger: { level: 'silent' },
-      metrics: (await import('../core/metrics.ts')).createMetrics(),
-      startView: (await import('../tracking/view-starts.ts')).createViewStartWriter(),
-    });
-    await web.ready();
+    web = await testWebApp(s.db, s.clock, { appUrl: APP_URL });
   });
   afterAll(async () => {
     await web?.close();

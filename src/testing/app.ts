@@ -4,9 +4,29 @@ import type { Clock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { MemoryRateLimiter } from '../rate-limit/memory.ts';
+import { createViewStartWriter } from '../tracking/view-starts.ts';
+import { buildWebApp, type WebDeps } from '../web/app.ts';
 import { openApiContract } from './openapi-contract.ts';
 
 export const TEST_APP_URL = 'https://rooms.example.test';
+
+/**
+ * The web app in process, ready for `inject`: served at http://localhost:3000, logging off,
+ * metrics and a view-start writer of its own; `deps` replace any of these.
+ */
+export async function testWebApp(db: Database, clock: Clock, deps: Partial<WebDeps> = {}) {
+  const web = await buildWebApp({
+    db,
+    clock,
+    appUrl: 'http://localhost:3000',
+    logger: { level: 'silent' },
+    metrics: createMetrics(),
+    startView: createViewStartWriter(),
+    ...deps,
+  });
+  await web.ready();
+  return web;
+}
 
 /**
  * The real app as one process runs it (rate limits counted in memory, default limits), in

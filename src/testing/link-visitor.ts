@@ -1,14 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 
-/** A browser on the web app through inject: its cookies (kept from every answer) and its address. */
+/** A form's fields; a field given several values is sent once for each (checkboxes). */
+export type FormFields = Record<string, string | readonly string[]>;
+
+function formBody(form: FormFields): string {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) {
+    for (const v of typeof value === 'string' ? [value] : value) body.append(name, v);
+  }
+  return body.toString();
+}
+
+/**
+ * A browser on the web app (the link pages or the dashboard) through inject: its cookies
+ * (kept from every answer) and its address.
+ */
 export function linkVisitor(web: Pick<FastifyInstance, 'inject'>, address = '198.51.100.7') {
   const jar = new Map<string, string>();
-  const request = async (
-    method: 'GET' | 'POST',
-    url: string,
-    form?: Record<string, string>,
-    raw?: string,
-  ) => {
+  const request = async (method: 'GET' | 'POST', url: string, form?: FormFields, raw?: string) => {
     const response = await web.inject({
       method,
       url,
@@ -18,7 +27,7 @@ export function linkVisitor(web: Pick<FastifyInstance, 'inject'>, address = '198
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         ...(raw !== undefined ? { 'content-type': 'text/plain' } : {}),
       },
-      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+      ...(form ? { payload: formBody(form) } : {}),
       ...(raw !== undefined ? { payload: raw } : {}),
     });
     const set = response.headers['set-cookie'];
@@ -32,8 +41,13 @@ export function linkVisitor(web: Pick<FastifyInstance, 'inject'>, address = '198
   return {
     jar,
     get: (url: string) => request('GET', url),
-    post: (url: string, form: Record<string, string>) => request('POST', url, form),
+    post: (url: string, form: FormFields) => request('POST', url, form),
     report: (url: string, body: unknown) => request('POST', url, undefined, JSON.stringify(body)),
+    /** The CSRF token of this browser's dashboard session, read from a page's form. */
+    async csrf() {
+      const page = await request('GET', '/app/account');
+      return /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    },
     /** The form token of the page at the link's address (the gate, or the step it is at). */
     async token(shortId: string) {
       const gate = await request('GET', `/v/${shortId}`);
