@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { NEWEST_FILE_JOIN } from '../documents/newest-file.ts';
+import type { LinkRow } from '../links/repo.ts';
 import type { ViewerRow } from '../viewers/repo.ts';
 
 /**
@@ -188,21 +189,13 @@ export async function documentVersions(
   return rows.map((row) => ({ ...row, pages: row.pages ?? [] }));
 }
 
-export interface LinkListRow {
-  id: string;
+/** A link as the API lists it, with the settings the dashboard shows. */
+export interface LinkListRow extends LinkRow {
   deal_room_id: string;
-  name: string;
-  short_id: string;
-  enabled: boolean;
-  requires_email: boolean;
-  has_password: boolean;
-  expires_at: Date | null;
   allow_download: boolean;
   watermark: boolean;
   all_documents: boolean;
   document_ids: string[];
-  total_clicks: number;
-  created_at: Date;
   verify_email: boolean;
   allow_list: string[];
   block_list: string[];
@@ -296,6 +289,16 @@ export async function teamDeadLetter(
   return row?.endpoint_id;
 }
 
+/** Someone who came through a link: their visits through it, the last one, whether of the team. */
+export interface LinkVisitorRow {
+  id: string;
+  email: string | null;
+  name: string | null;
+  visits: number;
+  last_at: Date;
+  internal: boolean;
+}
+
 /**
  * The people who came through a link, most recent first (at most `limit`), each with their
  * visits through it. The link's visits are walked newest first, one step per person not yet
@@ -307,16 +310,7 @@ export async function linkVisitors(
   teamId: string,
   linkId: string,
   limit: number,
-): Promise<
-  {
-    id: string;
-    email: string | null;
-    name: string | null;
-    visits: number;
-    last_at: Date;
-    internal: boolean;
-  }[]
-> {
+): Promise<LinkVisitorRow[]> {
   return db.query(
     `WITH RECURSIVE walk AS (
        (SELECT s.at, s.id, s.viewer_id, ARRAY[s.viewer_id] AS met FROM visits s

@@ -1,10 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import type { RunningServer } from '../server.ts';
 import { axeViolations, hasChromium, screenshot } from '../testing/browser.ts';
 import { type BrowserService, newPerson, serviceWithBrowser } from '../testing/browser-service.ts';
 import { until } from '../testing/receiver.ts';
@@ -19,8 +18,6 @@ describe.runIf(hasChromium)(
   `the team is told, in headless Chromium: the live feed and the visit email (${kind} store)`,
   { timeout: 150_000 },
   () => {
-    let server: RunningServer;
-    let browser: Browser;
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
     let service: BrowserService;
     let web: string;
@@ -37,7 +34,7 @@ describe.runIf(hasChromium)(
         SMTP_URL: smtp.url,
         VISIT_EMAIL_DELAY_SECONDS: '12',
       });
-      ({ server, browser, web } = service);
+      web = service.web;
       teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       await admin('PATCH', `/teams/${teamId}`, { timezone: 'America/New_York' });
       roomId = (await admin('POST', `/teams/${teamId}/deal-rooms`, { name: 'Project Atlas' })).data
@@ -63,7 +60,7 @@ describe.runIf(hasChromium)(
       await smtp?.stop();
     });
 
-    const person = async (): Promise<Page> => (await newPerson({ browser, web }, problems)).page;
+    const person = async (): Promise<Page> => (await newPerson(service, problems)).page;
 
     /** Reads the open document for a while: the viewer counts time only on a visible, focused page. */
     async function read(page: Page, seconds: number) {
@@ -77,7 +74,7 @@ describe.runIf(hasChromium)(
 
     it('follows a room; sees a visit on the overview without reloading; gets one email naming the documents, pages and time', async () => {
       const invited = await runCaptured(
-        { config: loadConfig({ APP_URL: web }), db: server.db, clock: systemClock },
+        { config: loadConfig({ APP_URL: web }), db: service.server.db, clock: systemClock },
         ['users', 'create', '--team', teamId, '--email', 'olivia@northwind.example', '--role', 'owner'],
       );
       expect(invited.code, invited.stderr.join('\n')).toBe(0);

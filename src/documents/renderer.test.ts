@@ -1,45 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.ts';
-import type { Database } from '../db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
-import { ADMIN_TOKEN, managedRoom, managementClient } from '../testing/management.ts';
-import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { managedRoom, putFile, useManagement } from '../testing/management.ts';
+import { storeKinds } from '../testing/stores.ts';
 import { renderNext, type Wishes } from './renderer.ts';
 
 describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (kind) => {
-  let db: Database;
-  let admin: Awaited<ReturnType<typeof managementClient>>;
-  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
-  beforeAll(async () => {
-    db = await openTestStore(kind);
-    admin = await managementClient(db, clock);
-  });
-  afterAll(async () => {
-    await admin?.app.close();
-    await db?.close();
-  });
+  const s = useManagement(kind);
 
   const upload = async (pages: number) => {
-    const { documentId } = await managedRoom(admin, { team: 'Render', room: 'Room', link: 'Link' });
-    const put = await admin.app.inject({
-      method: 'PUT',
-      url: `/documents/${documentId}/file`,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/pdf' },
-      payload: Buffer.from(await numberedPdf(pages)),
-    });
+    const { documentId } = await managedRoom(s.admin, { team: 'Render', room: 'Room', link: 'Link' });
+    const put = await putFile(s.admin, documentId, await numberedPdf(pages), 'application/pdf');
     expect(put.statusCode).toBe(200);
-    clock.advance(1000);
+    s.clock.advance(1000);
     return documentId;
   };
   const ready = async (documentId: string) =>
     (
-      await db.query<{ pages_ready: number }>(
+      await s.db.query<{ pages_ready: number }>(
         'SELECT pages_ready FROM document_files WHERE document_id = $1',
         [documentId],
       )
     )[0]?.pages_ready;
-  const next = () => renderNext({ db, work: sharedFileWork(), clock });
+  const next = () => renderNext({ db: s.db, work: sharedFileWork(), clock: s.clock });
 
   it('draws page 1 of every document first, then the rest of each, and stops when all are drawn', async () => {
     const long = await upload(6);
@@ -53,13 +36,15 @@ describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (ki
     expect(await next()).toBe(true);
     expect([await ready(long), await ready(short)]).toEqual([6, 2]);
     expect(await next()).toBe(false);
-    const images = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM page_images');
+    const images = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM page_images');
     expect(images[0]?.n).toBe(8 * 3);
   });
 
   const versionOf = async (documentId: string) =>
     (
-      await db.query<{ id: string }>('SELECT id FROM document_versions WHERE document_id = $1', [documentId])
+      await s.db.query<{ id: string }>('SELECT id FROM document_versions WHERE document_id = $1', [
+        documentId,
+      ])
     )[0]?.id as string;
 
   it('draws first the version a viewer waits for, and lets a long one go when a viewer comes to wait for another', async () => {
@@ -73,9 +58,13 @@ describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (ki
       list: () => [{ id: waitedVersion, at: 0 }],
       drawn: (drawn) => drawnWishes.push(drawn),
     };
-    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: forWaited })).toBe(true);
+    expect(
+      await renderNext({ db: s.db, work: sharedFileWork(), clock: s.clock }, { wishes: forWaited }),
+    ).toBe(true);
     expect([await ready(long), await ready(short), await ready(waited)]).toEqual([0, 0, 1]);
-    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: forWaited })).toBe(true);
+    expect(
+      await renderNext({ db: s.db, work: sharedFileWork(), clock: s.clock }, { wishes: forWaited }),
+    ).toBe(true);
     expect([await ready(long), await ready(short), await ready(waited)]).toEqual([0, 0, 3]);
     expect(drawnWishes).toEqual([waitedVersion]);
     // Nobody waits: page 1 of each in upload order.
@@ -90,14 +79,18 @@ describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (ki
       list: () => (calls++ === 0 ? [] : [{ id: shortVersion, at: Date.now() }]),
       drawn: (drawn) => drawnWishes.push(drawn),
     };
-    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: comesLater })).toBe(true);
+    expect(
+      await renderNext({ db: s.db, work: sharedFileWork(), clock: s.clock }, { wishes: comesLater }),
+    ).toBe(true);
     expect([await ready(long), await ready(short)]).toEqual([5, 1]);
-    const [claim] = await db.query<{ free: boolean }>(
+    const [claim] = await s.db.query<{ free: boolean }>(
       'SELECT render_claimed_until IS NULL AS free FROM document_versions WHERE id = $1',
       [await versionOf(long)],
     );
     expect(claim?.free).toBe(true);
-    expect(await renderNext({ db, work: sharedFileWork(), clock }, { wishes: comesLater })).toBe(true);
+    expect(
+      await renderNext({ db: s.db, work: sharedFileWork(), clock: s.clock }, { wishes: comesLater }),
+    ).toBe(true);
     expect([await ready(long), await ready(short)]).toEqual([5, 2]);
     expect(await next()).toBe(true);
     expect([await ready(long), await ready(short)]).toEqual([6, 2]);

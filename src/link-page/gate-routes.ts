@@ -37,6 +37,14 @@ export interface GateAccess {
 
 type Problem = { message: string; field: 'email' | 'password' | 'form' };
 
+/** A visitor at a step of the gate: the link's address and row, who they are, their session. */
+interface AtGate {
+  shortId: string;
+  link: PublicLink;
+  visitorId: string;
+  session: LinkSession;
+}
+
 /**
  * The gate of a link, in its order (contract.md section 7): email, name and password; then a
  * code mailed to the email (verifyEmail); then the link's allow and block lists; then its
@@ -75,13 +83,7 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
   }
 
   /** The code step's page for a session, with what was wrong with the last try. */
-  async function codeStep(
-    shortId: string,
-    link: PublicLink,
-    visitorId: string,
-    session: LinkSession,
-    problem?: string,
-  ) {
+  async function codeStep({ shortId, link, visitorId, session }: AtGate, problem?: string) {
     return codePage({
       shortId,
       roomName: link.room_name,
@@ -93,7 +95,7 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
 
   /** The page of the step a session is at (routes.ts shows it at the link's address). */
   async function stepPage(shortId: string, link: PublicLink, visitorId: string, session: LinkSession) {
-    if (session.step === 'verify') return codeStep(shortId, link, visitorId, session);
+    if (session.step === 'verify') return codeStep({ shortId, link, visitorId, session });
     const rules = await gateRules(write.db, link.id);
     return agreementPage({
       shortId,
@@ -149,14 +151,8 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
   };
 
   /** Mails a new code and moves the session to the verify step; or the page that says why not. */
-  async function sendCode(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    shortId: string,
-    link: PublicLink,
-    visitorId: string,
-    session: LinkSession,
-  ): Promise<FastifyReply> {
+  async function sendCode(request: FastifyRequest, reply: FastifyReply, at: AtGate): Promise<FastifyReply> {
+    const { shortId, link, session } = at;
     const mailer = deps.mailer;
     const email = session.email ?? '';
     if (!mailer) return cannotVerify(reply, request, link);
@@ -165,8 +161,7 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
       const wait = sent.retryAfterSeconds;
       const problem = `A code was sent to this email a moment ago. A new one can be sent in ${waitText(wait)}.`;
       reply.header('Retry-After', String(wait));
-      if (session.step === 'verify')
-        return html(reply, 429, await codeStep(shortId, link, visitorId, session, problem));
+      if (session.step === 'verify') return html(reply, 429, await codeStep(at, problem));
       throw linkRefusal('tooManyLinkRequests', { detail: problem, headers: { 'Retry-After': String(wait) } });
     }
     try {
@@ -199,14 +194,8 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
    * The steps after the email's proof: the lists (a refusal is recorded and ends the session),
    * then the agreement, then the visit.
    */
-  async function afterProof(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    shortId: string,
-    link: PublicLink,
-    visitorId: string,
-    session: LinkSession,
-  ): Promise<FastifyReply> {
+  async function afterProof(request: FastifyRequest, reply: FastifyReply, at: AtGate): Promise<FastifyReply> {
+    const { shortId, link, session } = at;
     const rules = await gateRules(write.db, link.id);
     if (!rules) return toLink(reply, shortId);
     if (session.email && !listsAdmit({ allow: rules.allow_list, block: rules.block_list }, session.email)) {
@@ -238,15 +227,13 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
       await access.keepSession(reply, shortId, { ...session, step: 'agree', code: undefined });
       return toLink(reply, shortId);
     }
-    return passed(reply, shortId, link, visitorId, session);
+    return passed(reply, at);
   }
 
+  /** Through the gate: the visit begins and the session holds no step. */
   async function passed(
     reply: FastifyReply,
-    shortId: string,
-    link: PublicLink,
-    visitorId: string,
-    session: LinkSession,
+    { shortId, link, visitorId, session }: AtGate,
   ): Promise<FastifyReply> {
     const done: LinkSession = { ...session, step: undefined, code: undefined };
     await access.visit(link, done, visitorId);
@@ -300,11 +287,11 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
     if (link.verify_email && session.email) {
       const proved = await provedEmails(request);
       if (proved[session.email.toLowerCase()] === undefined) {
-        return sendCode(request, reply, shortId, link, visitorId, session);
+        return sendCode(request, reply, { shortId, link, visitorId, session });
       }
       session.verified = true;
     }
-    return afterProof(request, reply, shortId, link, visitorId, session);
+    return afterProof(request, reply, { shortId, link, visitorId, session });
   });
 
   /** The session at a step, or the link's address again (the step was passed, or the gate changed). */
@@ -328,33 +315,28 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
   app.post('/:shortId/verify', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
     const at = await atStep(request, reply, 'verify', request.params, request.body);
     if ('stale' in at) return at.stale;
-    const { shortId, link, visitorId, session, body } = at;
+    const { link, session, body } = at;
     const typed = (body.code ?? '').replace(/\s/g, '');
-    const page = async (status: number, problem: string) =>
-      html(reply, status, await codeStep(shortId, link, visitorId, session, problem));
+    const page = async (status: number, problem: string) => html(reply, status, await codeStep(at, problem));
     if (!/^\d{6}$/.test(typed)) return page(400, 'Enter the six-digit code from the email');
     const checked = await checkCode(write, session.code ?? '', link.id, typed);
     if (checked === 'wrong') return page(401, 'Incorrect code');
     if (checked === 'expired') return page(401, 'This code has expired. Send a new code.');
     if (checked === 'spent') return page(401, 'Too many incorrect codes. Send a new code.');
     await rememberProved(request, reply, session.email ?? '');
-    return afterProof(request, reply, shortId, link, visitorId, {
-      ...session,
-      verified: true,
-      code: undefined,
-    });
+    return afterProof(request, reply, { ...at, session: { ...session, verified: true, code: undefined } });
   });
 
   app.post('/:shortId/resend', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
     const at = await atStep(request, reply, 'verify', request.params, request.body);
     if ('stale' in at) return at.stale;
-    return sendCode(request, reply, at.shortId, at.link, at.visitorId, at.session);
+    return sendCode(request, reply, at);
   });
 
   app.post('/:shortId/agree', { schema: { params: LinkParams, body: FormBody } }, async (request, reply) => {
     const at = await atStep(request, reply, 'agree', request.params, request.body);
     if ('stale' in at) return at.stale;
-    const { shortId, link, visitorId, session } = at;
+    const { shortId, link, session } = at;
     const rules = await gateRules(write.db, link.id);
     if (rules?.agreement == null) return toLink(reply, shortId);
     await recordGateStep(write, {
@@ -367,7 +349,7 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
       verified: session.verified === true,
       agreementSha256: createHash('sha256').update(rules.agreement).digest('hex'),
     });
-    return passed(reply, shortId, link, visitorId, session);
+    return passed(reply, at);
   });
 
   return { stepPage, firstStep };

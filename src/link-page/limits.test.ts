@@ -5,7 +5,7 @@ import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { testWebApp } from '../testing/app.ts';
-import { ADMIN_TOKEN, managementClient } from '../testing/management.ts';
+import { managementClient, putFile } from '../testing/management.ts';
 import { openTestStore } from '../testing/stores.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { createLinkPageLimiter } from './limits.ts';
@@ -34,12 +34,7 @@ describe('link page limits', () => {
     const room = (await admin.post(`/teams/${team}/deal-rooms`, { name: 'Room' })).body.data.id as string;
     documentId = (await admin.post(`/deal-rooms/${room}/documents`, { name: 'Deck', status: 'published' }))
       .body.data.id as string;
-    await admin.app.inject({
-      method: 'PUT',
-      url: `/documents/${documentId}/file`,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/pdf' },
-      payload: Buffer.from(await numberedPdf(1)),
-    });
+    await putFile(admin, documentId, await numberedPdf(1), 'application/pdf');
     shortId = (await admin.post(`/deal-rooms/${room}/links`, { name: 'Open' })).body.data.shortId as string;
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { sharedFileWork } from '../rendering/pool.ts';
 import { numberedPdf } from '../seed/pdf.ts';
 import { testWebApp } from '../testing/app.ts';
 import { linkVisitor } from '../testing/link-visitor.ts';
-import { ADMIN_TOKEN, managementClient, recordedEvents } from '../testing/management.ts';
+import { managementClient, putFile, recordedEvents } from '../testing/management.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
@@ -70,12 +70,7 @@ describe.each(storeKinds())('the link page (%s store)', (kind) => {
     const draft = await doc({ name: 'draft.pdf', status: 'draft', position: 1 });
     const empty = await doc({ name: 'Notes', status: 'published', position: 3 });
     for (const id of [deck, draft]) {
-      const put = await admin.app.inject({
-        method: 'PUT',
-        url: `/documents/${id}/file`,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/pdf' },
-        payload: Buffer.from(await numberedPdf(3)),
-      });
+      const put = await putFile(admin, id, await numberedPdf(3), 'application/pdf');
       expect(put.statusCode).toBe(200);
     }
     const created = await admin.post(`/deal-rooms/${roomId}/links`, { name: 'Investors', ...link });

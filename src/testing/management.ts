@@ -19,13 +19,17 @@ export interface ManagementSuite {
 }
 
 /** A store, the read API and the management API on it, for one describe block. */
-export function useManagement(kind: StoreKind, now = '2026-05-20T12:00:00.000Z'): ManagementSuite {
+export function useManagement(
+  kind: StoreKind,
+  now = '2026-05-20T12:00:00.000Z',
+  options: ManagementOptions = {},
+): ManagementSuite {
   const suite = { clock: new ManualClock(now) } as ManagementSuite;
   beforeAll(async () => {
     suite.db = await openTestStore(kind);
     suite.metrics = createMetrics();
     suite.api = await testApp(suite.db, suite.clock);
-    suite.admin = await managementClient(suite.db, suite.clock, suite.metrics);
+    suite.admin = await managementClient(suite.db, suite.clock, suite.metrics, options);
   });
   afterAll(async () => {
     await suite.admin?.app.close();
@@ -35,16 +39,34 @@ export function useManagement(kind: StoreKind, now = '2026-05-20T12:00:00.000Z')
   return suite;
 }
 
+/** How a test's management API differs from the service's defaults. */
+export interface ManagementOptions {
+  allowPrivateUrls?: boolean;
+  startView?: StartView;
+  fileMaxBytes?: number;
+  mailConfigured?: boolean;
+}
+
+/** `PUT /documents/{id}/file` with the bytes and the Content-Type (the service goes by the content). */
+export function putFile(
+  admin: ManagementSuite['admin'],
+  documentId: string,
+  bytes: Uint8Array,
+  type = 'application/octet-stream',
+) {
+  return admin.app.inject({
+    method: 'PUT',
+    url: `/documents/${documentId}/file`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type },
+    payload: Buffer.from(bytes),
+  });
+}
+
 export async function managementClient(
   db: Database,
   clock: Clock,
   metrics = createMetrics(),
-  options: {
-    allowPrivateUrls?: boolean;
-    startView?: StartView;
-    fileMaxBytes?: number;
-    mailConfigured?: boolean;
-  } = {},
+  options: ManagementOptions = {},
 ) {
   const app = await buildManagementApp({
     startView: options.startView,

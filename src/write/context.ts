@@ -1,21 +1,14 @@
-import type { Clock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
-import type { Database } from '../db/database.ts';
 import type { RecordedEvent } from '../events/catalogue.ts';
 import { countRecorded } from '../events/metrics.ts';
 import type { WriteContext } from './transaction.ts';
 
-/** What every write of a process shares: the store, the clock, its metrics, who to wake. */
-export interface WriteSetup {
-  db: Database;
-  clock: Clock;
-  appUrl: string;
-  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
-  allowPrivateUrls?: boolean | undefined;
-  /** SMTP_URL is set (links may verify emails). */
-  mailConfigured?: boolean | undefined;
-  /** VISIT_EMAIL_DELAY_SECONDS, in ms. */
-  visitEmailDelayMs?: number | undefined;
+/** What every write of a process shares: the store, the clock and the settings, its metrics, who to wake. */
+export interface WriteSetup
+  extends Pick<
+    WriteContext,
+    'db' | 'clock' | 'appUrl' | 'allowPrivateUrls' | 'mailConfigured' | 'visitEmailDelayMs'
+  > {
   /** Counts every event a write commits (dealroom_events_recorded_total). */
   metrics?: Metrics | undefined;
   /** Told when a write has committed events (the in-process webhook worker wakes). */

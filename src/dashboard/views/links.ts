@@ -4,7 +4,7 @@ import { localInput } from '../../core/zones.ts';
 import type { DashboardUser } from '../auth.ts';
 import { chosen, errorSummary, type FormState, fieldError, typed } from '../forms.ts';
 import { actionButton, count, csrfField, dashboardPage, mayChange, notice, table, when } from '../layout.ts';
-import type { DocumentListRow, LinkListRow, RoomRow } from '../repo.ts';
+import type { DocumentListRow, LinkListRow, LinkVisitorRow, RoomRow } from '../repo.ts';
 import { roomTabs } from './rooms.ts';
 
 /** The link form's fields, by name, and their labels. */
@@ -183,14 +183,7 @@ export function linkView(
   link: LinkListRow,
   data: {
     documents: readonly DocumentListRow[];
-    visitors: readonly {
-      id: string;
-      email: string | null;
-      name: string | null;
-      visits: number;
-      last_at: Date;
-      internal: boolean;
-    }[];
+    visitors: readonly LinkVisitorRow[];
     now: Date;
     url: string;
     canMail: boolean;
