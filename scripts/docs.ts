@@ -11,6 +11,7 @@ import { openEmbedded } from '../src/db/embedded.ts';
 import { EVENT_TYPES } from '../src/events/catalogue.ts';
 import { EVENT_PAYLOADS } from '../src/http/event-catalogue.ts';
 import { buildManagementApp } from '../src/management/app.ts';
+import { writeContexts } from '../src/write/context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI and JSON schemas are walked as plain JSON
 type Json = Record<string, any>;
@@ -66,9 +67,9 @@ export async function managementApiDoc(): Promise<string> {
   const app = await buildManagementApp({
     db,
     clock: systemClock,
-    appUrl: '',
     adminToken: token,
     logger: false,
+    writeContext: writeContexts({ db, clock: systemClock, appUrl: '' }),
   });
   try {
     const document = (

@@ -24,7 +24,7 @@ import { teamAdminRoutes } from '../teams/admin-routes.ts';
 import { type TrackingRouteDeps, trackingAdminRoutes } from '../tracking/admin-routes.ts';
 import { createViewStartWriter, type StartView } from '../tracking/view-starts.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
-import { type WriteContexts, writeContexts } from '../write/context.ts';
+import type { WriteContexts } from '../write/context.ts';
 import { type Actor, IdempotentReplay, type WriteContext } from '../write/transaction.ts';
 import { managementMetrics } from './metrics.ts';
 import { decorateManagementDocument } from './openapi.ts';
@@ -33,23 +33,17 @@ import { adminTokenChecker } from './token.ts';
 export interface ManagementDeps {
   db: Database;
   clock: Clock;
-  appUrl: string;
   adminToken: string;
-  allowPrivateUrls?: boolean | undefined;
-  /** SMTP_URL is set: links may verify emails. */
-  mailConfigured?: boolean | undefined;
   logger: LoggerOption;
   metrics?: Metrics;
-  /** Told when a write has committed events (the in-process webhook worker wakes). */
-  onEvents?: (() => void) | undefined;
   /** The largest document file accepted (FILE_MAX_BYTES; 100 MiB by default). */
   fileMaxBytes?: number | undefined;
   /** The process's file threads (server.ts); the shared ones when absent. */
   files?: FileWork | undefined;
   /** How view starts are written (server.ts passes its writer or its thread); a writer of its own if none. */
   startView?: StartView | undefined;
-  /** The process's write contexts (server.ts); made from these deps when absent. */
-  writeContext?: WriteContexts | undefined;
+  /** The process's write contexts, made once at the composition root (server.ts). */
+  writeContext: WriteContexts;
 }
 
 /** Who acts through the management API: the holder of the admin token, for any team. */
@@ -173,17 +167,7 @@ export async function buildManagementApp(deps: ManagementDeps): Promise<TypedFas
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsEndpoint(app, metrics);
 
-  const writeContext =
-    deps.writeContext ??
-    writeContexts({
-      db: deps.db,
-      clock: deps.clock,
-      appUrl: deps.appUrl,
-      allowPrivateUrls: deps.allowPrivateUrls,
-      mailConfigured: deps.mailConfigured,
-      metrics,
-      onEvents: () => deps.onEvents?.(),
-    });
+  const { writeContext } = deps;
   const routeDeps: TrackingRouteDeps = {
     db: deps.db,
     clock: deps.clock,

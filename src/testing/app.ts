@@ -6,16 +6,17 @@ import type { Database } from '../db/database.ts';
 import { MemoryRateLimiter } from '../rate-limit/memory.ts';
 import { createViewStartWriter } from '../tracking/view-starts.ts';
 import { buildWebApp, type WebDeps } from '../web/app.ts';
+import { writeContexts } from '../write/context.ts';
 import { openApiContract } from './openapi-contract.ts';
 
 export const TEST_APP_URL = 'https://rooms.example.test';
 
 /**
  * The web app in process, ready for `inject`: served at http://localhost:3000, logging off,
- * metrics and a view-start writer of its own; `deps` replace any of these.
+ * metrics, a view-start writer and write contexts of its own; `deps` replace any of these.
  */
 export async function testWebApp(db: Database, clock: Clock, deps: Partial<WebDeps> = {}) {
-  const web = await buildWebApp({
+  const given = {
     db,
     clock,
     appUrl: 'http://localhost:3000',
@@ -23,6 +24,19 @@ export async function testWebApp(db: Database, clock: Clock, deps: Partial<WebDe
     metrics: createMetrics(),
     startView: createViewStartWriter(),
     ...deps,
+  };
+  const web = await buildWebApp({
+    ...given,
+    writeContext:
+      deps.writeContext ??
+      writeContexts({
+        db: given.db,
+        clock: given.clock,
+        appUrl: given.appUrl,
+        allowPrivateUrls: given.allowPrivateUrls,
+        mailConfigured: given.mailer !== undefined,
+        metrics: given.metrics,
+      }),
   });
   await web.ready();
   return web;

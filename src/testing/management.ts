@@ -4,6 +4,7 @@ import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { buildManagementApp } from '../management/app.ts';
 import type { StartView } from '../tracking/view-starts.ts';
+import { writeContexts } from '../write/context.ts';
 import { TEST_APP_URL, testApp } from './app.ts';
 import { openTestStore, type StoreKind } from './stores.ts';
 
@@ -72,13 +73,18 @@ export async function managementClient(
     startView: options.startView,
     db,
     clock,
-    appUrl: TEST_APP_URL,
     adminToken: ADMIN_TOKEN,
-    allowPrivateUrls: options.allowPrivateUrls ?? true,
     fileMaxBytes: options.fileMaxBytes,
-    mailConfigured: options.mailConfigured,
     logger: { level: 'silent' },
     metrics,
+    writeContext: writeContexts({
+      db,
+      clock,
+      appUrl: TEST_APP_URL,
+      allowPrivateUrls: options.allowPrivateUrls ?? true,
+      mailConfigured: options.mailConfigured,
+      metrics,
+    }),
   });
   await app.ready();
   const call = async (

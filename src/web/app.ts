@@ -18,7 +18,6 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { Database } from '../db/database.ts';
 import { WEBHOOK_USER_AGENT, WebhookSender } from '../delivery/sender.ts';
 import { DEFAULT_FILE_MAX_BYTES } from '../documents/files.ts';
-import type { RecordedEvent } from '../events/catalogue.ts';
 import { createServer, type LoggerOption } from '../http/server.ts';
 import { linkRefusal, PageError } from '../link-page/errors.ts';
 import { keptLinks } from '../link-page/kept-links.ts';
@@ -32,7 +31,7 @@ import { type FileWork, sharedFileWork } from '../rendering/pool.ts';
 import type { TypedFastify } from '../routing/types.ts';
 import { createReadingWriter, type ReportReading } from '../tracking/reading.ts';
 import type { StartView } from '../tracking/view-starts.ts';
-import { VISITOR, type WriteContexts, writeContexts } from '../write/context.ts';
+import { VISITOR, type WriteContexts } from '../write/context.ts';
 
 export interface WebDeps {
   db: Database;
@@ -53,10 +52,8 @@ export interface WebDeps {
   linkLimiter?: LinkPageLimiter | undefined;
   /** Mails the dashboard's invitations (SMTP_URL). */
   mailer?: Mailer | undefined;
-  /** Told when a write has committed events (the in-process webhook worker wakes). */
-  onEvents?: ((events: readonly RecordedEvent[]) => void) | undefined;
-  /** The process's write contexts (server.ts); made from these deps when absent. */
-  writeContext?: WriteContexts | undefined;
+  /** The process's write contexts, made once at the composition root (server.ts). */
+  writeContext: WriteContexts;
   /** How reading reports are written (server.ts makes the process's one); a writer of its own when absent. */
   reportReading?: ReportReading | undefined;
   /** Tells the process's renderer that a viewer waits for a version's pages (server.ts). */
@@ -148,17 +145,7 @@ export async function buildWebApp(deps: WebDeps): Promise<TypedFastify> {
 
   let signer: Promise<Signer> | undefined;
   let sender: WebhookSender | undefined;
-  const writeContext =
-    deps.writeContext ??
-    writeContexts({
-      db: deps.db,
-      clock: deps.clock,
-      appUrl: deps.appUrl,
-      allowPrivateUrls: deps.allowPrivateUrls,
-      mailConfigured: deps.mailer !== undefined,
-      metrics: deps.metrics,
-      onEvents: deps.onEvents,
-    });
+  const { writeContext } = deps;
   const signerOnce = () => {
     signer ??= serviceSecret(deps.db, 'link_session', Signer.freshKey(), deps.clock.now()).then(
       (key) => new Signer(key),
