@@ -49,6 +49,28 @@ export interface LatestMove {
 }
 
 /**
+ * The statement's CTE `moves` (room, slot, day, latest, added), read from `movesParams` placed
+ * after its `n` parameters of its own.
+ */
+export function movesCte(n: number): string {
+  return `moves AS (
+       SELECT room, slot, ${day('slot')} AS day, latest, added
+         FROM unnest($${n + 1}::uuid[], $${n + 2}::timestamptz[], $${n + 3}::int[], $${n + 4}::int[])
+           AS m(room, slot, latest, added)
+     )`;
+}
+
+/** The parameters `movesCte` reads, as four arrays. */
+export function movesParams(moves: readonly LatestMove[]): unknown[] {
+  return [
+    moves.map((m) => m.room),
+    moves.map((m) => m.slot),
+    moves.map((m) => m.latest),
+    moves.map((m) => m.added),
+  ];
+}
+
+/**
  * The two rollups a room's figures are kept in by time: per UTC day (room_daily, the read
  * API's) and per 15-minute slot (room_slots, the dashboard's days in a timezone). A figure
  * that counts by time is written to both by the same statement, made for each here.
@@ -186,11 +208,7 @@ export async function applyRoomViews(
   const { params } = rows;
   const n = params.length;
   await tx.query(
-    `WITH moves AS (
-       SELECT room, slot, ${day('slot')} AS day, latest, added
-         FROM unnest($${n + 1}::uuid[], $${n + 2}::timestamptz[], $${n + 3}::int[], $${n + 4}::int[])
-           AS m(room, slot, latest, added)
-     ), per_document_day AS (
+    `WITH ${movesCte(n)}, per_document_day AS (
        INSERT INTO room_daily_views (deal_room_id, day, document_id, views, duration_seconds)
        SELECT deal_room_id, ${day('started_at')}, document_id, count(*), sum(duration_seconds)
          FROM ${from} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
@@ -232,13 +250,7 @@ export async function applyRoomViews(
                FROM ${from} GROUP BY 1 ORDER BY 1) a
        LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id
       WHERE r.id = a.deal_room_id`,
-    [
-      ...params,
-      moves.map((m) => m.room),
-      moves.map((m) => m.slot),
-      moves.map((m) => m.latest),
-      moves.map((m) => m.added),
-    ],
+    [...params, ...movesParams(moves)],
   );
 }
 

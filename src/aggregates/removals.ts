@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { day, type LatestMove, slot, TIME_ROLLUPS } from './deltas.ts';
+import { day, type LatestMove, movesCte, movesParams, slot, TIME_ROLLUPS } from './deltas.ts';
 import type { Rows } from './rows.ts';
 
 /**
@@ -68,11 +68,7 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
 
   const n = rows.params.length;
   await tx.query(
-    `WITH moves AS (
-       SELECT room, slot, ${day('slot')} AS day, latest, added
-         FROM unnest($${n + 1}::uuid[], $${n + 2}::timestamptz[], $${n + 3}::int[], $${n + 4}::int[])
-           AS m(room, slot, latest, added)
-     ), per_document_day AS (
+    `WITH ${movesCte(n)}, per_document_day AS (
        UPDATE room_daily_views x
           SET views = x.views - a.n, duration_seconds = x.duration_seconds - a.duration
          FROM (SELECT deal_room_id, ${day('started_at')} AS day, document_id, count(*)::int AS n,
@@ -112,13 +108,7 @@ export async function applyViewsRemoved(tx: Queryable, rows: Rows): Promise<void
                FROM ${from} GROUP BY 1) a
        LEFT JOIN (SELECT room, sum(added)::int AS added FROM moves GROUP BY room) m ON m.room = a.deal_room_id
       WHERE r.id = a.deal_room_id`,
-    [
-      ...rows.params,
-      moves.map((m) => m.room),
-      moves.map((m) => m.slot),
-      moves.map((m) => m.latest),
-      moves.map((m) => m.added),
-    ],
+    [...rows.params, ...movesParams(moves)],
   );
 }
 

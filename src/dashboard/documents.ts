@@ -33,7 +33,7 @@ import {
 } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { notFound, refusal } from './errors.ts';
-import { FormBody, type FormState, formOf, readForm, refusedField } from './forms.ts';
+import { DoneQuery, FormBody, type FormState, formOf, PeriodQuery, readForm, refusedField } from './forms.ts';
 import { documentVersions, roomDocuments, teamDocument } from './repo.ts';
 import { periodOf, roomOf } from './rooms.ts';
 import {
@@ -46,9 +46,6 @@ import {
   title,
 } from './views/documents.ts';
 
-const Text = Type.Optional(Type.String({ maxLength: 500 }));
-const DoneQuery = Type.Object({ done: Text });
-const PeriodQuery = Type.Object({ period: Text, done: Text });
 /** The settings form: the name rules of DocumentPatch, and the download setting as its select names it. */
 const DocumentForm = Type.Object({
   name: Type.Required(Type.Pick(DocumentPatch, ['name'])).properties.name,

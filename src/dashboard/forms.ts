@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { FormatRegistry, TypeRegistry } from '@sinclair/typebox';
+import { FormatRegistry, Type, TypeRegistry } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
 import { ApiError } from '../core/errors.ts';
 import { type Html, html } from '../core/html.ts';
@@ -41,6 +41,13 @@ export function formOf(body: unknown): Form {
 }
 
 export { FormBody } from '../core/schemas.ts';
+
+/** What the pages read from their address: lenient, as a person types it (an unknown value is the default). */
+export const QueryText = Type.Optional(Type.String({ maxLength: 500 }));
+/** A page's address after a change: `done` names the notice it shows. */
+export const DoneQuery = Type.Object({ done: QueryText });
+/** A page of figures: its period, and the notice. */
+export const PeriodQuery = Type.Object({ period: QueryText, done: QueryText });
 
 /** A form sent back to its page: the values typed, and what is wrong with which field. */
 export interface FormState {

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { entryKeys } from '../core/email-entries.ts';
 import { FormBody, IdParams } from '../core/schemas.ts';
 import { fromLocal } from '../core/zones.ts';
@@ -8,7 +7,7 @@ import type { DashboardUser } from './auth.ts';
 import { asUser, DONE, htmlPage, idParam, type Route, redirect, subjectAction } from './context.ts';
 import { sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
-import { checkForm, type FormState, formOf, refusedField } from './forms.ts';
+import { checkForm, DoneQuery, type FormState, formOf, refusedField } from './forms.ts';
 import {
   type DocumentListRow,
   type LinkListRow,
@@ -19,8 +18,6 @@ import {
 } from './repo.ts';
 import { roomOf } from './rooms.ts';
 import { LINK_FIELDS, linkState, linksView, linkView } from './views/links.ts';
-
-const DoneQuery = Type.Object({ done: Type.Optional(Type.String({ maxLength: 100 })) });
 
 /**
  * A link form read into the change the management API takes (LinkBody, or LinkPatch when
@@ -111,6 +108,9 @@ export const linkRoutes: Route = (app, deps) => {
   };
   const url = (link: LinkListRow) => `${deps.appUrl}/v/${link.short_id}`;
   const canMail = deps.mailer !== undefined;
+  /** A link form of the room as this user sent it: a new link's, or `editing` a stored one's. */
+  const readForm = async (body: unknown, user: DashboardUser, roomId: string, editing: boolean) =>
+    readLinkForm(body, await roomDocuments(deps.db, user.teamId, roomId), editing, canMail, user.timezone);
   const listPage = async (
     user: DashboardUser,
     roomId: string,
@@ -192,13 +192,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const room = await roomOf(deps, user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await listPage(user, room.id, { form }), 400);
-    const form = readLinkForm(
-      request.body,
-      await roomDocuments(deps.db, user.teamId, room.id),
-      false,
-      canMail,
-      user.timezone,
-    );
+    const form = await readForm(request.body, user, room.id, false);
     if (!form.ok) return sentBack(form.state);
     const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
       createLink(ctx, room.id, form.value),
@@ -216,13 +210,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const link = await linkOf(user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await linkPage(user, link, { form }), 400);
-    const form = readLinkForm(
-      request.body,
-      await roomDocuments(deps.db, user.teamId, link.deal_room_id),
-      true,
-      canMail,
-      user.timezone,
-    );
+    const form = await readForm(request.body, user, link.deal_room_id, true);
     if (!form.ok) return sentBack(form.state);
     const saved = await asUser(
       deps,

@@ -20,17 +20,14 @@ import {
 } from './context.ts';
 import { paged, sendCsv } from './csv.ts';
 import { notFound } from './errors.ts';
-import { FormBody, type FormState, readForm, refusedField } from './forms.ts';
+import { FormBody, type FormState, PeriodQuery, QueryText, readForm, refusedField } from './forms.ts';
 import { type DayFigures, type RoomRow, roomZoneDays, teamRoom, teamRooms } from './repo.ts';
 import { deleteRoomView, NEW_ROOM_FIELDS, ROOM_FIELDS, roomsView, roomView } from './views/rooms.ts';
 
 export { roomTabs } from './views/rooms.ts';
 
 const PAGE_SIZE = 50;
-/** What the pages read from their address: lenient, as a person types it (an unknown value is the default). */
-const Text = Type.Optional(Type.String({ maxLength: 500 }));
-const RoomsQuery = Type.Object({ q: Text, status: Text, page: Text, done: Text });
-const PeriodQuery = Type.Object({ period: Text, done: Text });
+const RoomsQuery = Type.Object({ q: QueryText, status: QueryText, page: QueryText, done: QueryText });
 const NewRoom = Type.Pick(DealRoomBody, ['name']);
 
 /** The rooms list's search and status, as the page and its CSV read them. */

@@ -5,10 +5,9 @@ import { buildApp } from '../app.ts';
 import { ManualClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
-import { openPostgres } from '../db/postgres.ts';
+import { openPostgres, type PostgresOptions } from '../db/postgres.ts';
 import { load, make, teamWithKey } from '../testing/fixtures.ts';
-import { openTestStore, postgresUrl, storeKinds } from '../testing/stores.ts';
+import { openTestStore, storeKinds } from '../testing/stores.ts';
 
 /**
  * A store whose queries start failing on demand, as a database that goes away does. The
@@ -146,17 +145,18 @@ describe('unexpected failures', () => {
 });
 
 describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)', () => {
-  it('answers 503 with Retry-After when no connection frees up in time, counts it, and serves again', async () => {
-    const url = postgresUrl();
-    const schema = `test_busy_${Date.now()}`;
-    const base = await openPostgres({ connectionString: url, schema });
-    await migrate(base);
+  /** A database of its own with a team and its key, and the service's pool on it with these limits. */
+  async function storeWithPool(pool: Omit<PostgresOptions, 'connectionString'>) {
+    const base = await openTestStore('postgres');
     const clock = new ManualClock('2026-05-20T12:00:00.000Z');
-    const { key } = await teamWithKey(base, clock);
+    const team = await teamWithKey(base, clock);
+    const db = await openPostgres({ connectionString: base.url as string, ...pool });
+    return { base, db, clock, ...team };
+  }
+
+  it('answers 503 with Retry-After when no connection frees up in time, counts it, and serves again', async () => {
     // One connection, one request allowed to wait, for 100 ms.
-    const db = await openPostgres({
-      connectionString: url,
-      schema,
+    const { base, db, clock, key } = await storeWithPool({
       maxConnections: 1,
       maxWaiting: 1,
       maxWaitMs: 100,
@@ -187,26 +187,17 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
     } finally {
       await app.close();
       await db.close();
-      await base.query(`DROP SCHEMA ${schema} CASCADE`);
       await base.close();
     }
   });
 
   it('answers 503 with Retry-After when a lock is held past lock_timeout, not a 500', async () => {
-    const url = postgresUrl();
-    const schema = `test_locked_${Date.now()}`;
-    const base = await openPostgres({ connectionString: url, schema });
-    await migrate(base);
-    const clock = new ManualClock('2026-05-20T12:00:00.000Z');
-    const { teamId, key } = await teamWithKey(base, clock);
-    const room = make.room(teamId);
-    await load(base, clock, { dealRooms: [room] });
-    const db = await openPostgres({
-      connectionString: url,
-      schema,
+    const { base, db, clock, teamId, key } = await storeWithPool({
       statementTimeoutMs: 3000,
       lockTimeoutMs: 200,
     });
+    const room = make.room(teamId);
+    await load(base, clock, { dealRooms: [room] });
     const app = await buildApp({ db, clock, appUrl: 'https://x.test', logger: false });
     const release = gate();
     // Another session holds the rooms' table, as a long migration or a stuck transaction would.
@@ -232,7 +223,6 @@ describe.runIf(storeKinds().includes('postgres'))('saturation (postgres store)',
       await holding.catch(() => undefined);
       await app.close();
       await db.close();
-      await base.query(`DROP SCHEMA ${schema} CASCADE`);
       await base.close();
     }
   });
