@@ -21,9 +21,7 @@ describe.runIf(hasChromium)(
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
     let service: BrowserService;
     let web: string;
-    let teamId: string;
-    let roomId: string;
-    let shortId: string;
+    const ids = {} as Record<'team' | 'room' | 'shortId', string>;
     const problems: string[] = [];
 
     const admin = (method: string, path: string, body?: unknown) => service.admin(method, path, body);
@@ -35,20 +33,20 @@ describe.runIf(hasChromium)(
         VISIT_EMAIL_DELAY_SECONDS: '12',
       });
       web = service.web;
-      teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
-      await admin('PATCH', `/teams/${teamId}`, { timezone: 'America/New_York' });
-      roomId = (await admin('POST', `/teams/${teamId}/deal-rooms`, { name: 'Project Atlas' })).data
+      ids.team = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
+      await admin('PATCH', `/teams/${ids.team}`, { timezone: 'America/New_York' });
+      ids.room = (await admin('POST', `/teams/${ids.team}/deal-rooms`, { name: 'Project Atlas' })).data
         .id as string;
       for (const [name, pages] of [
         ['Teaser', 2],
         ['CIM', 3],
       ] as const) {
-        const id = (await admin('POST', `/deal-rooms/${roomId}/documents`, { name, status: 'published' }))
+        const id = (await admin('POST', `/deal-rooms/${ids.room}/documents`, { name, status: 'published' }))
           .data.id as string;
         await admin('PUT', `/documents/${id}/file`, await numberedPdf(pages));
       }
-      shortId = (
-        await admin('POST', `/deal-rooms/${roomId}/links`, {
+      ids.shortId = (
+        await admin('POST', `/deal-rooms/${ids.room}/links`, {
           name: 'Buyers',
           requiresEmail: true,
           allowDownload: false,
@@ -75,7 +73,7 @@ describe.runIf(hasChromium)(
     it('follows a room; sees a visit on the overview without reloading; gets one email naming the documents, pages and time', async () => {
       const invited = await runCaptured(
         { config: loadConfig({ APP_URL: web }), db: service.server.db, clock: systemClock },
-        ['users', 'create', '--team', teamId, '--email', 'olivia@northwind.example', '--role', 'owner'],
+        ['users', 'create', '--team', ids.team, '--email', 'olivia@northwind.example', '--role', 'owner'],
       );
       expect(invited.code, invited.stderr.join('\n')).toBe(0);
       const owner = await person();
@@ -86,7 +84,7 @@ describe.runIf(hasChromium)(
         owner.waitForURL(`${web}/app/rooms`),
         owner.getByRole('button', { name: 'Set password' }).click(),
       ]);
-      await owner.goto(`${web}/app/rooms/${roomId}`);
+      await owner.goto(`${web}/app/rooms/${ids.room}`);
       await owner.getByRole('button', { name: 'Follow' }).click();
       await owner.getByRole('button', { name: 'Unfollow' }).waitFor();
       await until(
@@ -96,7 +94,7 @@ describe.runIf(hasChromium)(
 
       // A recipient reads the two documents.
       const reader = await person();
-      await reader.goto(`${web}/v/${shortId}`);
+      await reader.goto(`${web}/v/${ids.shortId}`);
       await reader.getByLabel('Email').fill('cfo@buyer.example');
       await reader.getByLabel('Name').fill('Carla');
       await reader.getByRole('button', { name: 'Continue' }).click();
@@ -109,10 +107,10 @@ describe.runIf(hasChromium)(
         .waitFor({ timeout: 3000 });
       expect(await owner.locator('#live').innerText()).toContain('opened Teaser');
       await read(reader, 3);
-      await reader.goto(`${web}/v/${shortId}`);
+      await reader.goto(`${web}/v/${ids.shortId}`);
       await reader.getByRole('link', { name: 'CIM' }).click();
       await read(reader, 3);
-      await reader.goto(`${web}/v/${shortId}`);
+      await reader.goto(`${web}/v/${ids.shortId}`);
       await look(owner, 'overview-live');
 
       // One email, 12 s after the visit started (the worker looks every second).
@@ -143,7 +141,7 @@ describe.runIf(hasChromium)(
         body: 'List-Unsubscribe=One-Click',
       });
       expect(answer.status).toBe(200);
-      await owner.goto(`${web}/app/rooms/${roomId}`);
+      await owner.goto(`${web}/app/rooms/${ids.room}`);
       await owner.getByRole('button', { name: 'Follow' }).waitFor();
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(smtp.received.filter((m) => m.to.includes('olivia@northwind.example'))).toHaveLength(1);
