@@ -275,6 +275,16 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   });
 }
 
+/** The settings every write of a process reads (write/context.ts WriteSetup). */
+export function writeSettings(config: Readonly<Config>) {
+  return {
+    appUrl: config.appUrl,
+    allowPrivateUrls: config.webhooks.allowPrivateUrls,
+    mailConfigured: config.mail.smtpUrl !== undefined,
+    visitEmailDelayMs: config.mail.visitEmailDelaySeconds * 1000,
+  };
+}
+
 /** FILE_MAX_BYTES: 1 byte to 10 GiB; 100 MiB when unset. */
 function positiveBytes(value: string | undefined, problems: string[]): number {
   if (value === undefined) return 100 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, writeSettings } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { createMetrics } from './core/metrics.ts';
 import { type CommandResult, controlSocketPath, startControlServer } from './db/control.ts';
@@ -135,10 +135,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       writeContexts({
         db: store,
         clock,
-        appUrl: config.appUrl,
-        allowPrivateUrls: config.webhooks.allowPrivateUrls,
-        mailConfigured: config.mail.smtpUrl !== undefined,
-        visitEmailDelayMs: config.mail.visitEmailDelaySeconds * 1000,
+        ...writeSettings(config),
         metrics,
         onEvents: (events) => {
           worker?.wake();

@@ -8,6 +8,7 @@ import { load, make, teamWithKey } from '../testing/fixtures.ts';
 import { postgresBinDir, startOwnPostgres } from '../testing/own-postgres.ts';
 import { startReceiver, until } from '../testing/receiver.ts';
 import { createEndpoint } from '../webhooks/commands.ts';
+import { writeContexts } from '../write/context.ts';
 import type { Database } from './database.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
@@ -94,6 +95,7 @@ describe.runIf(postgresBinDir() !== undefined || required)('database outage', ()
       allowPrivateUrls: true,
       userAgent: 'test',
       pollMs: 20,
+      writeContext: writeContexts(ctx),
     });
     worker.start();
     try {

@@ -9,6 +9,7 @@ import type { Database } from '../db/database.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
+import { writeContexts } from '../write/context.ts';
 import { IDEMPOTENCY_TTL_MS } from '../write/transaction.ts';
 import { trackWebhookQueue } from './metrics.ts';
 import { ADDRESS_NOT_ALLOWED, causeOf, timedOut, WebhookSender } from './sender.ts';
@@ -41,7 +42,7 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
   });
 
   function startWorker(options: Partial<WorkerOptions> = {}) {
-    worker = new DeliveryWorker({
+    const started: DeliveryWorker = new DeliveryWorker({
       db,
       clock: systemClock,
       logger: quiet,
@@ -54,10 +55,19 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
       pollMs: 20,
       expiryEveryMs: 50,
       random: () => 0.5,
+      // The worker's own writes (link.expired) are counted and wake it, as in a process.
+      writeContext: writeContexts({
+        db,
+        clock: systemClock,
+        appUrl: 'http://localhost:3000',
+        metrics,
+        onEvents: () => started.wake(),
+      }),
       ...options,
     });
-    worker.start();
-    return worker;
+    worker = started;
+    started.start();
+    return started;
   }
 
   let paths = 0;

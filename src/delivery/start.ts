@@ -1,13 +1,17 @@
-import type { Config } from '../config.ts';
+import { type Config, writeSettings } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { mailerOf } from '../mail/mailer.ts';
-import type { WriteContexts } from '../write/context.ts';
+import { type WriteContexts, writeContexts } from '../write/context.ts';
 import { WEBHOOK_USER_AGENT } from './sender.ts';
 import { DeliveryWorker, type WorkerLogger } from './worker.ts';
 
-/** The worker on a store, as configured (webhooks, and notifications through SMTP_URL); started. */
+/**
+ * The worker on a store, as configured (webhooks, and notifications through SMTP_URL);
+ * started. Its writes go through the process's write contexts (`writeContext`), or, run
+ * alone (`dealroom worker`), through its own: counted in `metrics`, each waking it.
+ */
 export function startWorker(
   config: Readonly<Config>,
   db: Database,
@@ -15,7 +19,17 @@ export function startWorker(
   metrics?: Metrics,
   writeContext?: WriteContexts,
 ): DeliveryWorker {
-  const worker = new DeliveryWorker({
+  let worker: DeliveryWorker | undefined;
+  const writes =
+    writeContext ??
+    writeContexts({
+      db,
+      clock: systemClock,
+      ...writeSettings(config),
+      metrics,
+      onEvents: () => worker?.wake(),
+    });
+  worker = new DeliveryWorker({
     db,
     clock: systemClock,
     logger,
@@ -25,7 +39,7 @@ export function startWorker(
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     userAgent: WEBHOOK_USER_AGENT,
-    writeContext,
+    writeContext: writes,
     mailer: mailerOf(config.mail),
   });
   worker.start();

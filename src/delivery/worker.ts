@@ -7,7 +7,7 @@ import { raiseLinkExpiries } from '../links/commands.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { deliverNotifications, queueDigests } from '../notifications/commands.ts';
 import { completeSilentViews } from '../tracking/reading.ts';
-import { SYSTEM, type WriteContexts, writeContexts } from '../write/context.ts';
+import { SYSTEM, type WriteContexts } from '../write/context.ts';
 import { pruneIdempotencyKeys, type WriteContext } from '../write/transaction.ts';
 import { deliveryMetrics } from './metrics.ts';
 import {
@@ -55,8 +55,8 @@ export interface WorkerOptions {
   expiryEveryMs?: number;
   resolve?: Resolver;
   random?: () => number;
-  /** The process's write contexts (server.ts), for the link.expired events it raises. */
-  writeContext?: WriteContexts | undefined;
+  /** The process's write contexts, made at its composition root: for the events and notifications it writes. */
+  writeContext: WriteContexts;
   /** Mails the notifications (SMTP_URL); without it they are kept for the dashboard. */
   mailer?: Mailer | undefined;
 }
@@ -81,9 +81,8 @@ const OUTAGE_PAUSE_MS = 1000;
  * what is kept for a limited time. Any number of workers can share one PostgreSQL.
  */
 export class DeliveryWorker {
-  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve' | 'writeContext' | 'mailer'>> &
-    Pick<WorkerOptions, 'metrics' | 'resolve' | 'writeContext' | 'mailer'>;
-  #writes: WriteContexts | undefined;
+  readonly #options: Required<Omit<WorkerOptions, 'metrics' | 'resolve' | 'mailer'>> &
+    Pick<WorkerOptions, 'metrics' | 'resolve' | 'mailer'>;
   readonly #sender: WebhookSender;
   readonly #busy = new Map<string, number>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -317,16 +316,7 @@ export class DeliveryWorker {
   }
 
   #writeContext(): WriteContext {
-    this.#writes ??=
-      this.#options.writeContext ??
-      writeContexts({
-        db: this.#options.db,
-        clock: this.#options.clock,
-        appUrl: this.#options.appUrl,
-        metrics: this.#options.metrics,
-        onEvents: () => this.wake(),
-      });
-    return this.#writes(SYSTEM);
+    return this.#options.writeContext(SYSTEM);
   }
 
   /** A database outage is logged once, when it starts; any other failure each time. */
