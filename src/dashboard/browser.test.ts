@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
@@ -30,7 +30,6 @@ describe.runIf(hasChromium)(
   { timeout: 180_000 },
   () => {
     let server: RunningServer;
-    let browser: Browser;
     let receiver: Receiver;
     let service: BrowserService;
     let web: string;
@@ -41,7 +40,7 @@ describe.runIf(hasChromium)(
     beforeAll(async () => {
       receiver = await startReceiver();
       service = await serviceWithBrowser(kind, ADMIN_TOKEN, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-      ({ server, browser, web } = service);
+      ({ server, web } = service);
       teamId = (await service.admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       writeFileSync(join(files, 'Investor deck.pdf'), await numberedPdf(3));
       writeFileSync(join(files, 'Term sheet.pdf'), await numberedPdf(1));
@@ -52,7 +51,7 @@ describe.runIf(hasChromium)(
     });
 
     /** A new browser of its own (another person), every page watched for foreign requests and CSP refusals. */
-    const person = (viewport = LAPTOP) => newPerson({ browser, web }, problems, { viewport });
+    const person = (viewport = LAPTOP) => newPerson(service, problems, { viewport });
 
     /**
      * Looks at the page as it stands: no serious accessibility violation, no setting's name

@@ -109,7 +109,7 @@ export const linkRoutes: Route = (app, deps) => {
   const url = (link: LinkListRow) => `${deps.appUrl}/v/${link.short_id}`;
   const canMail = deps.mailer !== undefined;
   /** A link form of the room as this user sent it: a new link's, or `editing` a stored one's. */
-  const readForm = async (body: unknown, user: DashboardUser, roomId: string, editing: boolean) =>
+  const linkFormOf = async (body: unknown, user: DashboardUser, roomId: string, editing: boolean) =>
     readLinkForm(body, await roomDocuments(deps.db, user.teamId, roomId), editing, canMail, user.timezone);
   const listPage = async (
     user: DashboardUser,
@@ -192,7 +192,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const room = await roomOf(deps, user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await listPage(user, room.id, { form }), 400);
-    const form = await readForm(request.body, user, room.id, false);
+    const form = await linkFormOf(request.body, user, room.id, false);
     if (!form.ok) return sentBack(form.state);
     const link = await asUser(deps, user, { action: 'link.created', subject: { type: 'link' } }, (ctx) =>
       createLink(ctx, room.id, form.value),
@@ -210,7 +210,7 @@ export const linkRoutes: Route = (app, deps) => {
     const { user } = request;
     const link = await linkOf(user, idParam(request));
     const sentBack = async (form: FormState) => htmlPage(reply, await linkPage(user, link, { form }), 400);
-    const form = await readForm(request.body, user, link.deal_room_id, true);
+    const form = await linkFormOf(request.body, user, link.deal_room_id, true);
     if (!form.ok) return sentBack(form.state);
     const saved = await asUser(
       deps,

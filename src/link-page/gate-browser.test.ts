@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/commands.ts';
 import { loadConfig } from '../config.ts';
@@ -22,7 +22,6 @@ describe.runIf(hasChromium)(
   { timeout: 150_000 },
   () => {
     let server: RunningServer;
-    let browser: Browser;
     let receiver: Receiver;
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
     let service: BrowserService;
@@ -44,7 +43,7 @@ describe.runIf(hasChromium)(
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         SMTP_URL: smtp.url,
       });
-      ({ server, browser, web } = service);
+      ({ server, web } = service);
       teamId = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
       key = (await admin('POST', `/teams/${teamId}/keys`, { name: 'CRM' })).data.key as string;
       await admin('POST', `/teams/${teamId}/webhook-endpoints`, { url: receiver.url('/hooks') });
@@ -69,7 +68,7 @@ describe.runIf(hasChromium)(
       await smtp?.stop();
     });
 
-    const person = (viewport = LAPTOP) => newPerson({ browser, web }, problems, { viewport });
+    const person = (viewport = LAPTOP) => newPerson(service, problems, { viewport });
 
     async function look(page: Page, name: string) {
       expect(await axeViolations(page), name).toEqual([]);
