@@ -1,9 +1,10 @@
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from './config.ts';
 import { DEMO_LINK_SHORT_ID } from './seed/demo.ts';
 import { type ServerOptions, startServer } from './server.ts';
+import { unusedPort } from './testing/ports.ts';
 import { until } from './testing/receiver.ts';
 import { freshStores, storeKinds } from './testing/stores.ts';
 
@@ -93,7 +94,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
 
   it('says ready only once every listener answers: the management API listens before the read API', async () => {
     const env = await freshEnv();
-    const [port, managementPort] = [await freePort(), await freePort()];
+    const [port, managementPort] = [await unusedPort(), await unusedPort()];
     const config = loadConfig({
       ...env,
       ADMIN_TOKEN,
@@ -208,15 +209,3 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
     expect(statuses.every((status) => status === 200)).toBe(true);
   });
 });
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

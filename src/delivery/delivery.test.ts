@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/index.js';
@@ -7,6 +5,7 @@ import { systemClock } from '../core/clock.ts';
 import { createMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { managementClient, recordedEvents } from '../testing/management.ts';
+import { unusedPort } from '../testing/ports.ts';
 import { type Receiver, startReceiver, until } from '../testing/receiver.ts';
 import { openTestStore, storeKinds } from '../testing/stores.ts';
 import { writeContexts } from '../write/context.ts';
@@ -529,11 +528,8 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
   it('names the cause of an attempt that got no answer: a refused connection, a name that does not resolve', async () => {
     const sender = new WebhookSender({ userAgent: 'test', allowPrivate: true, timeoutMs: 2000 });
     try {
-      // A port nothing listens on: a listener opened and closed again.
-      const closed = createServer();
-      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-      const port = (closed.address() as AddressInfo).port;
-      await new Promise((r) => closed.close(r));
+      // A port nothing listens on.
+      const port = await unusedPort();
       const now = new Date();
       const refused = await sender.send(`http://127.0.0.1:${port}/hooks`, [], 'evt', '{}', now);
       expect(refused).toMatchObject({ status: null, error: 'the connection was refused' });

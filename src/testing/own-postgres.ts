@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { unusedPort } from './ports.ts';
 
 /** The server binaries of the newest installed PostgreSQL, if any. */
 export function postgresBinDir(): string | undefined {
@@ -11,18 +11,6 @@ export function postgresBinDir(): string | undefined {
   const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')));
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   return newest ? join(root, newest, 'bin') : undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**
@@ -44,7 +32,7 @@ export async function startOwnPostgres() {
     const fullArgs = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
     execFileSync(command, fullArgs, { stdio: 'pipe', cwd: tmpdir() });
   };
-  const port = await freePort();
+  const port = await unusedPort();
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
   const start = () =>
