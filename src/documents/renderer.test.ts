@@ -40,6 +40,25 @@ describe.each(storeKinds())('the renderer (%s store)', { timeout: 120_000 }, (ki
     expect(images[0]?.n).toBe(8 * 3);
   });
 
+  it('draws only the newest version of a document: one replaced before its turn never', async () => {
+    const documentId = await upload(3);
+    const put = await putFile(s.admin, documentId, await numberedPdf(2), 'application/pdf');
+    expect(put.statusCode).toBe(200);
+    expect(await next()).toBe(true);
+    expect(await next()).toBe(true);
+    expect(await next()).toBe(false);
+    const drawn = await s.db.query<{ version: number; pages_ready: number; images: number }>(
+      `SELECT v.version, v.pages_ready,
+              (SELECT count(*)::int FROM page_images i WHERE i.version_id = v.id) AS images
+         FROM document_versions v WHERE v.document_id = $1 ORDER BY v.version`,
+      [documentId],
+    );
+    expect(drawn).toEqual([
+      { version: 1, pages_ready: 0, images: 0 },
+      { version: 2, pages_ready: 2, images: 2 * 3 },
+    ]);
+  });
+
   const versionOf = async (documentId: string) =>
     (
       await s.db.query<{ id: string }>('SELECT id FROM document_versions WHERE document_id = $1', [

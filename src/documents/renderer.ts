@@ -49,8 +49,8 @@ interface Claimed {
 }
 
 /**
- * Renders every version whose pages are not all drawn, oldest upload first, page 1 first,
- * into `page_images`, in the file threads (pool.ts). A version is claimed for a while, so
+ * Renders each document's newest version until its pages are all drawn, oldest upload first,
+ * page 1 first, into `page_images`, in the file threads (pool.ts). A version is claimed for a while, so
  * processes sharing a store render each version once; a process that dies mid-version leaves
  * its claim to lapse, and the pages already stored stay. A page that cannot be drawn within
  * the limits is stored empty (the viewer says so) and rendering goes on with the next.
@@ -120,12 +120,13 @@ export function startRenderer(deps: { db: Database; work: FileWork; clock: Clock
 }
 
 /**
- * Renders the next pending version; false when there is none. A version a viewer waits for
- * (`options.wishes`) comes first; then versions without any page, which get their page 1
- * alone (then the claim is let go), so every document on a link opens at once even while a
- * long one is drawn; then a version's other pages, all of them, unless a viewer comes to wait
- * for another version or the renderer stops: the claim is then let go after the pages being
- * drawn.
+ * Renders the next pending version; false when there is none. Only a document's newest version
+ * is taken: links show no other, so a version replaced before its turn is never drawn. A
+ * version a viewer waits for (`options.wishes`) comes first; then versions without any page,
+ * which get their page 1 alone (then the claim is let go), so every document on a link opens
+ * at once even while a long one is drawn; then a version's other pages, all of them, unless a
+ * viewer comes to wait for another version or the renderer stops: the claim is then let go
+ * after the pages being drawn.
  */
 export async function renderNext(
   deps: { db: Database; work: FileWork; clock: Clock },
@@ -137,10 +138,13 @@ export async function renderNext(
   const wanted = (options.wishes?.list() ?? []).map((wish) => wish.id);
   const [claimed] = await db.query<Claimed>(
     `UPDATE document_versions SET render_claimed_until = $1
-      WHERE id = (SELECT id FROM document_versions
-                   WHERE pages_ready < page_count AND (render_claimed_until IS NULL OR render_claimed_until < $2)
-                   ORDER BY id = ANY($3::uuid[]) DESC, pages_ready > 0, uploaded_at, id
-                   LIMIT 1 FOR UPDATE SKIP LOCKED)
+      WHERE id = (SELECT v.id FROM document_versions v
+                   WHERE v.pages_ready < v.page_count
+                     AND (v.render_claimed_until IS NULL OR v.render_claimed_until < $2)
+                     AND NOT EXISTS (SELECT 1 FROM document_versions n
+                                      WHERE n.document_id = v.document_id AND n.version > v.version)
+                   ORDER BY v.id = ANY($3::uuid[]) DESC, v.pages_ready > 0, v.uploaded_at, v.id
+                   LIMIT 1 FOR UPDATE OF v SKIP LOCKED)
       RETURNING id, content_type, chunks, page_count, pages_ready`,
     [new Date(now.getTime() + CLAIM_MS), now, wanted],
   );
