@@ -25,7 +25,7 @@ function bindable(port: number): Promise<boolean> {
  * before it starts, or that stops and starts again on the same one. It is below the kernel's
  * ephemeral range: a port from that range (what `listen(0)` returns) can be handed to any
  * outgoing connection or `listen(0)` of the busy machine in the seconds before the server
- * binds it, and was (EADDRINUSE); a port below it is only ever taken by being asked for.
+ * binds it (EADDRINUSE); a port below it is only ever taken by being asked for.
  */
 export async function unusedPort(): Promise<number> {
   const low = Math.min(ephemeralLow(), 65536);
