@@ -94,8 +94,9 @@ export function gateRoutes(app: TypedFastify, deps: LinkPageDeps, access: GateAc
   }
 
   /** The page of the step a session is at (routes.ts shows it at the link's address). */
-  async function stepPage(shortId: string, link: PublicLink, visitorId: string, session: LinkSession) {
-    if (session.step === 'verify') return codeStep({ shortId, link, visitorId, session });
+  async function stepPage(at: AtGate) {
+    const { shortId, link, visitorId, session } = at;
+    if (session.step === 'verify') return codeStep(at);
     const rules = await gateRules(write.db, link.id);
     return agreementPage({
       shortId,

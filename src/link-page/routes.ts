@@ -169,7 +169,7 @@ export function linkPageRoutes(app: TypedFastify, deps: LinkPageDeps): void {
       const visitorId = await visitorOf(request, reply);
       const pending = request.query.again ? undefined : await gateSession(request, link);
       const page = pending?.step
-        ? await gate.stepPage(shortId, link, visitorId, pending)
+        ? await gate.stepPage({ shortId, link, visitorId, session: pending })
         : await gate.firstStep(shortId, link, visitorId);
       return html(reply, 200, page);
     }
