@@ -1,13 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { makeTemplates, type StoreTemplates } from './templates.ts';
+import { quoteIdent } from '../db/postgres.ts';
+import { adminQuery, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
 import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
     redisUrl: string;
+    /** Names this run's PostgreSQL test databases (testing/lent-stores.ts). */
+    runId: string;
     templates: StoreTemplates;
   }
 }
@@ -20,7 +24,7 @@ export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
  * the run instead of skipping those suites. Makes the stores' templates (kept for later
  * runs) and the threads' bundles (removed after the run).
  */
-export default async function setup(project: TestProject): Promise<() => void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
   const reachable = await canConnect(url);
   if (!reachable && process.env.REQUIRE_POSTGRES === '1') {
@@ -41,10 +45,31 @@ export default async function setup(project: TestProject): Promise<() => void> {
 
   // Each store is migrated once and kept; every suite gets a copy (testing/stores.ts).
   project.provide('templates', await makeTemplates(reachable ? url : ''));
+  const runId = randomBytes(4).toString('hex');
+  project.provide('runId', runId);
   // Set before the forks start, which inherit it (and the processes they spawn ignore it).
   const threads = await bundleThreads();
   Object.assign(process.env, threads.env);
-  return threads.remove;
+  return async () => {
+    threads.remove();
+    if (reachable) await dropRunDatabases(url, runDatabasePrefix(runId));
+  };
+}
+
+/** The databases the forks lent from suite to suite and kept at their end. */
+async function dropRunDatabases(url: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT datname AS name FROM pg_database WHERE starts_with(datname, $1)`,
+      [prefix],
+    );
+    for (const { name } of rows)
+      await adminQuery(url, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
 
 export const DEFAULT_TEST_REDIS = 'redis://127.0.0.1:6379';

@@ -1,6 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { inject } from 'vitest';
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
+import { quoteIdent } from '../db/postgres.ts';
+import { adminQuery, databaseUrl, runDatabasePrefix } from './templates.ts';
 
 /**
  * In-memory embedded stores that earlier suites of this process closed, each emptied back to
@@ -27,15 +31,7 @@ export async function lentEmbeddedStore(): Promise<Database> {
     }),
     lends: 0,
   };
-  template ??= {
-    tables: (
-      await store.db.query<{ name: string }>(
-        `SELECT format('%I', tablename) AS name FROM pg_tables
-          WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`,
-      )
-    ).map((row) => row.name),
-    shape: await shapeOf(store.db),
-  };
+  template ??= { tables: await tablesOf(store.db), shape: await shapeOf(store.db) };
   store.lends++;
   return lend(store);
 }
@@ -85,13 +81,7 @@ async function emptied(db: Database): Promise<boolean> {
   if (!template) return false;
   try {
     await db.exec('ROLLBACK');
-    if ((await shapeOf(db)) !== template.shape) return false;
-    const written = await db.query<{ name: string }>(
-      `SELECT name FROM unnest($1::text[]) AS name WHERE pg_relation_size(name::regclass) > 0`,
-      [template.tables],
-    );
-    const names = written.map((row) => row.name);
-    if (names.length > 0) await db.exec(`TRUNCATE ${names.join(', ')} CASCADE`);
+    if (!(await truncated(db, template))) return false;
     await db.exec('RESET ALL; SELECT pg_advisory_unlock_all()');
     return true;
   } catch {
@@ -99,8 +89,113 @@ async function emptied(db: Database): Promise<boolean> {
   }
 }
 
+/** Every table written to truncated; false, with nothing done, when the schema is not the template's. */
+async function truncated(db: Queryable, like: { tables: string[]; shape: string }): Promise<boolean> {
+  if ((await shapeOf(db)) !== like.shape) return false;
+  const written = await db.query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name WHERE pg_relation_size(name::regclass) > 0`,
+    [like.tables],
+  );
+  const names = written.map((row) => row.name);
+  if (names.length > 0) await db.exec(`TRUNCATE ${names.join(', ')} CASCADE`);
+  return true;
+}
+
+/**
+ * PostgreSQL databases that earlier suites of this process closed, each emptied back to the
+ * template the same way: the next suite takes one instead of creating another from the
+ * template and dropping it after, which made and removed some 500 files each time (the
+ * server's file work was about a twentieth of a run's CPU). A database is dropped instead
+ * when any connection to it is still open once its suite has closed its own, when its
+ * schema was changed, or after LENDS_PER_STORE suites. Those left at the end of the run are
+ * dropped by the global setup's teardown (their names start with `runDatabasePrefix`).
+ */
+const idleDatabases: { name: string; lends: number }[] = [];
+let postgresTemplate: { tables: string[]; shape: string } | undefined;
+
+/** A database of the run's template, as new, and the way to give it back once its connections are closed. */
+export async function lentPostgresDatabase(): Promise<{ name: string; giveBack(): Promise<void> }> {
+  const server = inject('postgresUrl');
+  const taken = idleDatabases.pop() ?? { name: await createFromTemplate(server), lends: 0 };
+  taken.lends++;
+  return {
+    name: taken.name,
+    async giveBack() {
+      if (taken.lends < LENDS_PER_STORE && (await emptiedDatabase(server, taken.name))) {
+        idleDatabases.push(taken);
+      } else {
+        await adminQuery(server, `DROP DATABASE IF EXISTS ${quoteIdent(taken.name)} WITH (FORCE)`);
+      }
+    },
+  };
+}
+
+async function createFromTemplate(server: string): Promise<string> {
+  const name = `${runDatabasePrefix(inject('runId'))}${randomBytes(6).toString('hex')}`;
+  await adminQuery(
+    server,
+    `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(inject('templates').postgresTemplate)}`,
+  );
+  if (!postgresTemplate) {
+    await onDatabase(server, name, async (db) => {
+      postgresTemplate = { tables: await tablesOf(db), shape: await shapeOf(db) };
+    });
+  }
+  return name;
+}
+
+/** Back to the template, over a connection of its own; false when that cannot be done alone. */
+async function emptiedDatabase(server: string, name: string): Promise<boolean> {
+  const like = postgresTemplate;
+  if (!like) return false;
+  try {
+    return await onDatabase(server, name, async (db) => {
+      // A connection just closed may still be leaving the server for a moment.
+      for (let tries = 0; ; tries++) {
+        const [others] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+        if (others?.n === 0) break;
+        if (tries === 20) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return truncated(db, like);
+    });
+  } catch {
+    return false;
+  }
+}
+
+async function onDatabase<T>(server: string, name: string, work: (db: Queryable) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl(server, name) });
+  await client.connect();
+  try {
+    return await work({
+      query: async (sql, params) => (await client.query(sql, params ? [...params] : [])).rows,
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+      copyFrom: async () => {
+        throw new Error('not here');
+      },
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+/** The template's tables but the migrations' own. */
+async function tablesOf(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ name: string }>(
+    `SELECT format('%I', tablename) AS name FROM pg_tables
+      WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`,
+  );
+  return rows.map((row) => row.name);
+}
+
 /** A fingerprint of the schema: relations, columns, constraints, functions and triggers. */
-async function shapeOf(db: Database): Promise<string> {
+async function shapeOf(db: Queryable): Promise<string> {
   const [row] = await db.query<{ shape: string }>(
     `SELECT md5(string_agg(item, ',' ORDER BY item)) AS shape FROM (
        SELECT c.relkind::text || ' ' || n.nspname || '.' || c.relname AS item

@@ -1,15 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import type { Database } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
 import { type Migration, migrate } from '../db/migrate.ts';
 import { openPostgres, quoteIdent } from '../db/postgres.ts';
-import { lentEmbeddedStore } from './lent-stores.ts';
+import { lentEmbeddedStore, lentPostgresDatabase } from './lent-stores.ts';
 import { tempDir } from './temp.ts';
-import { databaseUrl } from './templates.ts';
+import { adminQuery, databaseUrl, runDatabasePrefix } from './templates.ts';
 
 export type StoreKind = 'embedded' | 'postgres';
 
@@ -35,15 +34,15 @@ export type TestStore = Database & { url?: string };
 
 /**
  * A migrated, empty store of its own, cloned from the run's template: an in-memory PGlite
- * loaded from the migrated tarball, or a database created from the migrated template that
- * `close` drops. A store at other migrations (the migration tests) is migrated here instead.
+ * loaded from the migrated tarball, or a database created from the migrated template; either
+ * may be one an earlier suite closed, emptied (testing/lent-stores.ts). A store at other
+ * migrations (the migration tests) is migrated here instead, and dropped by `close`.
  */
 export async function openTestStore(
   kind: StoreKind,
   pool: { maxConnections?: number; maxWaiting?: number; maxWaitMs?: number; lockTimeoutMs?: number } = {},
   migrations?: Migration[],
 ): Promise<TestStore> {
-  const templates = inject('templates');
   if (kind === 'embedded') {
     if (!migrations) return lentEmbeddedStore();
     const db = await openEmbedded(undefined, { statementTimeoutMs: 60_000 });
@@ -51,16 +50,25 @@ export async function openTestStore(
     return db;
   }
   const server = inject('postgresUrl');
-  const name = `test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(
-    server,
-    migrations
-      ? `CREATE DATABASE ${quoteIdent(name)}`
-      : `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(templates.postgresTemplate)}`,
-  );
+  if (!migrations) {
+    const lent = await lentPostgresDatabase();
+    const url = databaseUrl(server, lent.name);
+    const db = await openPostgres({ connectionString: url, maxConnections: 4, ...pool });
+    let closing: Promise<void> | undefined;
+    return {
+      ...db,
+      url,
+      close() {
+        closing ??= db.close().then(() => lent.giveBack());
+        return closing;
+      },
+    };
+  }
+  const name = `${runDatabasePrefix(inject('runId'))}m_${randomBytes(6).toString('hex')}`;
+  await adminQuery(server, `CREATE DATABASE ${quoteIdent(name)}`);
   const url = databaseUrl(server, name);
   const db = await openPostgres({ connectionString: url, maxConnections: 4, ...pool });
-  if (migrations) await migrate(db, migrations);
+  await migrate(db, migrations);
   return {
     ...db,
     url,
@@ -69,16 +77,6 @@ export async function openTestStore(
       await adminQuery(server, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
     },
   };
-}
-
-async function adminQuery(server: string, sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
 }
 
 /**

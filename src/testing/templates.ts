@@ -139,3 +139,16 @@ export function databaseUrl(url: string, database: string): string {
   next.pathname = `/${database}`;
   return next.toString();
 }
+
+/** What the names of a run's own test databases start with: dropped at the run's end. */
+export const runDatabasePrefix = (runId: string) => `test_${runId}_`;
+
+export async function adminQuery(server: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
