@@ -177,7 +177,7 @@ async function onDatabase<T>(server: string, name: string, work: (db: Queryable)
         await client.query(sql);
       },
       copyFrom: async () => {
-        throw new Error('not here');
+        throw new Error('emptying a lent database copies nothing in');
       },
     });
   } finally {
