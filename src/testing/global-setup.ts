@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { quoteIdent } from '../db/postgres.ts';
-import { adminQuery, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
+import { makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
 import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
@@ -66,7 +66,7 @@ async function dropRunDatabases(url: string, prefix: string): Promise<void> {
       [prefix],
     );
     for (const { name } of rows)
-      await adminQuery(url, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+      await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
   } finally {
     await client.end();
   }

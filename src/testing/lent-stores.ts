@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Database, Queryable } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
-import { quoteIdent } from '../db/postgres.ts';
+import { openPostgres, quoteIdent } from '../db/postgres.ts';
 import { adminQuery, databaseUrl, runDatabasePrefix } from './templates.ts';
 
 /**
@@ -150,7 +149,8 @@ async function emptiedDatabase(server: string, name: string): Promise<boolean> {
   if (!like) return false;
   try {
     return await onDatabase(server, name, async (db) => {
-      // A connection just closed may still be leaving the server for a moment.
+      // A connection just closed may still be leaving the server for a moment. This one's own
+      // pool holds one connection, so every statement here runs on it.
       for (let tries = 0; ; tries++) {
         const [others] = await db.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -168,20 +168,11 @@ async function emptiedDatabase(server: string, name: string): Promise<boolean> {
 }
 
 async function onDatabase<T>(server: string, name: string, work: (db: Queryable) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl(server, name) });
-  await client.connect();
+  const db = await openPostgres({ connectionString: databaseUrl(server, name), maxConnections: 1 });
   try {
-    return await work({
-      query: async (sql, params) => (await client.query(sql, params ? [...params] : [])).rows,
-      exec: async (sql) => {
-        await client.query(sql);
-      },
-      copyFrom: async () => {
-        throw new Error('emptying a lent database copies nothing in');
-      },
-    });
+    return await work(db);
   } finally {
-    await client.end();
+    await db.close();
   }
 }
 

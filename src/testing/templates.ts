@@ -143,6 +143,7 @@ export function databaseUrl(url: string, database: string): string {
 /** What the names of a run's own test databases start with: dropped at the run's end. */
 export const runDatabasePrefix = (runId: string) => `test_${runId}_`;
 
+/** One statement on the server's own database, over a connection of its own (CREATE and DROP DATABASE). */
 export async function adminQuery(server: string, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
