@@ -30,7 +30,7 @@ describe.runIf(hasChromium)(
       smtp = await startSmtpServer();
       service = await serviceWithBrowser(kind, ADMIN_TOKEN, {
         SMTP_URL: smtp.url,
-        VISIT_EMAIL_DELAY_SECONDS: '12',
+        VISIT_EMAIL_DELAY_SECONDS: '30',
       });
       web = service.web;
       ids.team = (await admin('POST', '/teams', { name: 'Northwind Capital' })).data.id as string;
@@ -113,11 +113,12 @@ describe.runIf(hasChromium)(
       await reader.goto(`${web}/v/${ids.shortId}`);
       await look(owner, 'overview-live');
 
-      // One email, 12 s after the visit started (the worker looks every second).
+      // One email, 30 s after the visit started (the worker looks every second): time enough
+      // for both documents to be read first on two busy cores, where 12 s once was not.
       await until(
         () => smtp.received.some((m) => m.to.includes('olivia@northwind.example')),
         'the visit email',
-        40_000,
+        60_000,
       );
       const raw = (smtp.received.find((m) => m.to.includes('olivia@northwind.example'))?.raw ?? '').replace(
         /\r?\n[ \t]+/g,

@@ -50,7 +50,11 @@ describe.each(storeKinds())('webhook delivery (%s store)', (kind) => {
       retryBaseMs: BASE_MS,
       allowPrivateUrls: true,
       userAgent: 'DealRoomAnalytics-Webhooks/1.0',
-      timeoutMs: 400,
+      // The receiver answers in this same process, which on two busy cores may not run for a
+      // while: at 400 ms a delivery once timed out with its answer on the way, and was sent
+      // again. Longer, each test that leaves a delivery to an unreachable host behind waits
+      // longer for its worker to stop. Tests of the timeout set their own.
+      timeoutMs: 1500,
       pollMs: 20,
       expiryEveryMs: 50,
       random: () => 0.5,
