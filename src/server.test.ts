@@ -93,7 +93,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('says ready only once every listener answers: the management API listens before the read API', async () => {
-    const env = await freshEnv();
+    const env = await freshEnv({ migrated: true });
     const [port, managementPort] = [await unusedPort(), await unusedPort()];
     const config = loadConfig({
       ...env,
@@ -131,7 +131,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('answers a connection accepted before shutdown even when its request comes after the quiet moment', async () => {
-    const env = await freshEnv();
+    const env = await freshEnv({ migrated: true });
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
     const server = await startQuiet(config);
     const { port } = new URL(server.readApi);
@@ -157,7 +157,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('closes within its grace period, the drain included, when an accepted connection never sends a request', async () => {
-    const env = await freshEnv();
+    const env = await freshEnv({ migrated: true });
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
     const server = await startQuiet(config, { worker: false, shutdownGraceMs: 2000 });
     const socket = connect(Number(new URL(server.readApi).port), '127.0.0.1');
@@ -174,7 +174,7 @@ describe.each(storeKinds())('the whole service in process (%s store)', (kind) =>
   });
 
   it('stops accepting new connections as it shuts down under continuous load, and closes promptly', async () => {
-    const env = await freshEnv();
+    const env = await freshEnv({ migrated: true });
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
     const server = await startQuiet(config, {
       worker: false,

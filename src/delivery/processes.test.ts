@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { createDealRoom } from '../deal-rooms/commands.ts';
 import { createTeam } from '../teams/commands.ts';
@@ -30,9 +29,8 @@ describe.runIf(storeKinds().includes('postgres'))('webhook workers as processes 
   });
 
   beforeAll(async () => {
-    store = await freshStoreEnv('postgres');
+    store = await freshStoreEnv('postgres', { migrated: true });
     db = await openPostgres({ connectionString: store.env.DATABASE_URL as string, maxConnections: 4 });
-    await migrate(db);
     ctx = { db, clock: systemClock, appUrl: 'http://localhost:3000', allowPrivateUrls: true };
     receiver = await startReceiver();
   });

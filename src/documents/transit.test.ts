@@ -19,7 +19,7 @@ describe(`files in transit (${kind} store)`, { timeout: 120_000 }, () => {
   });
 
   it('leaves no temporary file behind an upload killed with SIGKILL, once the service starts again', async () => {
-    const fresh = await freshStoreEnv(kind);
+    const fresh = await freshStoreEnv(kind, { migrated: true });
     drop = fresh.drop;
     // The embedded store's folder is locked by its process: the second start waits for the first to be gone.
     const env = { ...fresh.env, ADMIN_TOKEN, MANAGEMENT_PORT: '0', MIGRATE_ON_START: 'true' };

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { createDealRoom } from '../deal-rooms/commands.ts';
 import { createLink } from '../links/commands.ts';
@@ -39,9 +38,8 @@ describe.runIf(storeKinds().includes('postgres'))('visit emails across a crash (
   };
 
   beforeAll(async () => {
-    store = await freshStoreEnv('postgres');
+    store = await freshStoreEnv('postgres', { migrated: true });
     db = await openPostgres({ connectionString: store.env.DATABASE_URL as string, maxConnections: 4 });
-    await migrate(db);
     // Each message takes the relay 150 ms to accept, so sends are under way when the server dies.
     smtp = await startSmtpServer({ acceptDelayMs: 150 });
   });

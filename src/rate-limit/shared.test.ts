@@ -14,7 +14,7 @@ describe.runIf(postgresUrl() && redisUrl())('rate limits across processes', () =
   const team = make.team();
 
   beforeAll(async () => {
-    ({ env, drop } = await freshStoreEnv('postgres'));
+    ({ env, drop } = await freshStoreEnv('postgres', { migrated: true }));
     Object.assign(env, {
       REDIS_URL: redisUrl(),
       RATE_LIMIT_PER_KEY: '30',
@@ -23,7 +23,6 @@ describe.runIf(postgresUrl() && redisUrl())('rate limits across processes', () =
     });
     const file = join(tempDir('rl'), 'team.json');
     writeFileSync(file, JSON.stringify({ teams: [team] }));
-    expect((await dealroom(['migrate'], env)).code).toBe(0);
     expect((await dealroom(['import', file], env)).code).toBe(0);
     servers.push(await startServer([], env), await startServer([], env));
   });

@@ -20,16 +20,16 @@ export interface BrowserService {
 }
 
 /**
- * What every browser suite starts from: the whole service in process on a fresh store of the
- * kind (migrated as it starts, its management API behind `adminToken`, its logs silent, `env`
- * on top), and a headless Chromium.
+ * What every browser suite starts from: the whole service in process on a fresh copy of the
+ * run's migrated store of the kind (its management API behind `adminToken`, its logs silent,
+ * `env` on top), and a headless Chromium.
  */
 export async function serviceWithBrowser(
   kind: StoreKind,
   adminToken: string,
   env: Record<string, string> = {},
 ): Promise<BrowserService> {
-  const store = await freshStoreEnv(kind);
+  const store = await freshStoreEnv(kind, { migrated: true });
   const config = loadConfig({
     ...store.env,
     ADMIN_TOKEN: adminToken,

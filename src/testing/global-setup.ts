@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { quoteIdent } from '../db/postgres.ts';
-import { makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
+import { dropDatabaseStatement, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
 import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
@@ -65,8 +64,7 @@ async function dropRunDatabases(url: string, prefix: string): Promise<void> {
       `SELECT datname AS name FROM pg_database WHERE starts_with(datname, $1)`,
       [prefix],
     );
-    for (const { name } of rows)
-      await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+    for (const { name } of rows) await client.query(dropDatabaseStatement(name));
   } finally {
     await client.end();
   }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { Database, Queryable } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
-import { openPostgres, quoteIdent } from '../db/postgres.ts';
-import { adminQuery, databaseUrl, runDatabasePrefix } from './templates.ts';
+import { openPostgres } from '../db/postgres.ts';
+import { createDatabase, databaseUrl, dropDatabase, runDatabasePrefix } from './templates.ts';
 
 /**
  * In-memory embedded stores that earlier suites of this process closed, each emptied back to
@@ -123,7 +123,7 @@ export async function lentPostgresDatabase(): Promise<{ name: string; giveBack()
       if (taken.lends < LENDS_PER_STORE && (await emptiedDatabase(server, taken.name))) {
         idleDatabases.push(taken);
       } else {
-        await adminQuery(server, `DROP DATABASE IF EXISTS ${quoteIdent(taken.name)} WITH (FORCE)`);
+        await dropDatabase(server, taken.name);
       }
     },
   };
@@ -131,10 +131,7 @@ export async function lentPostgresDatabase(): Promise<{ name: string; giveBack()
 
 async function createFromTemplate(server: string): Promise<string> {
   const name = `${runDatabasePrefix(inject('runId'))}${randomBytes(6).toString('hex')}`;
-  await adminQuery(
-    server,
-    `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(inject('templates').postgresTemplate)}`,
-  );
+  await createDatabase(server, name, inject('templates').postgresTemplate);
   if (!postgresTemplate) {
     await onDatabase(server, name, async (db) => {
       postgresTemplate = { tables: await tablesOf(db), shape: await shapeOf(db) };

@@ -117,7 +117,7 @@ async function postgresTemplateOf(url: string): Promise<string> {
       .query(`ALTER DATABASE ${quoteIdent(building)} RENAME TO ${quoteIdent(name)}`)
       .catch(async (err) => {
         // Another run made the same template meanwhile.
-        await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(building)} WITH (FORCE)`);
+        await admin.query(dropDatabaseStatement(building));
         if ((err as { code?: string }).code !== '42P04') throw err;
       });
     return name;
@@ -142,6 +142,20 @@ export function databaseUrl(url: string, database: string): string {
 
 /** What the names of a run's own test databases start with: dropped at the run's end. */
 export const runDatabasePrefix = (runId: string) => `test_${runId}_`;
+
+/** The statement that drops a database, closing its connections first; none is no error. */
+export const dropDatabaseStatement = (name: string) =>
+  `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`;
+
+/** Creates a database over a connection of its own: empty, or a copy of `template`. */
+export const createDatabase = (server: string, name: string, template?: string) =>
+  adminQuery(
+    server,
+    `CREATE DATABASE ${quoteIdent(name)}${template ? ` TEMPLATE ${quoteIdent(template)}` : ''}`,
+  );
+
+/** Drops a database over a connection of its own. */
+export const dropDatabase = (server: string, name: string) => adminQuery(server, dropDatabaseStatement(name));
 
 /** One statement on the server's own database, over a connection of its own (CREATE and DROP DATABASE). */
 export async function adminQuery(server: string, sql: string): Promise<void> {
