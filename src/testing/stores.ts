@@ -116,8 +116,7 @@ export async function freshStoreEnv(
   const dataDir = tempDir('cli');
   // The web app on any free port: suites start services side by side.
   if (kind === 'embedded') {
-    if (migrated) migratedStoreFolder(dataDir);
-    else cpSync(inject('templates').embeddedEmpty, join(dataDir, 'pgdata'), { recursive: true });
+    storeFolder(dataDir, migrated ? 'embeddedMigratedFolder' : 'embeddedEmpty');
     return { env: { DATA_DIR: dataDir, DATABASE_URL: '', WEB_PORT: '0' }, drop: async () => {} };
   }
   const server = postgresUrl();
@@ -131,6 +130,11 @@ export async function freshStoreEnv(
 
 /** A data folder at `dataDir` holding a copy of the migrated embedded store, as `dealroom migrate` leaves one. */
 export function migratedStoreFolder(dataDir: string): void {
+  storeFolder(dataDir, 'embeddedMigratedFolder');
+}
+
+/** A data folder at `dataDir` holding a copy of one of the run's embedded store folders. */
+function storeFolder(dataDir: string, template: 'embeddedEmpty' | 'embeddedMigratedFolder'): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  cpSync(inject('templates').embeddedMigratedFolder, join(dataDir, 'pgdata'), { recursive: true });
+  cpSync(inject('templates')[template], join(dataDir, 'pgdata'), { recursive: true });
 }

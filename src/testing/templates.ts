@@ -158,7 +158,7 @@ export const createDatabase = (server: string, name: string, template?: string) 
 export const dropDatabase = (server: string, name: string) => adminQuery(server, dropDatabaseStatement(name));
 
 /** One statement on the server's own database, over a connection of its own (CREATE and DROP DATABASE). */
-export async function adminQuery(server: string, sql: string): Promise<void> {
+async function adminQuery(server: string, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
