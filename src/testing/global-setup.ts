@@ -55,7 +55,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-/** The databases the forks lent from suite to suite and kept at their end. */
+/**
+ * The run's databases still there at its end: those the forks lent from suite to suite and
+ * kept, and any a suite that crashed left behind.
+ */
 async function dropRunDatabases(url: string, prefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
@@ -120,7 +120,8 @@ export async function freshStoreEnv(
     return { env: { DATA_DIR: dataDir, DATABASE_URL: '', WEB_PORT: '0' }, drop: async () => {} };
   }
   const server = postgresUrl();
-  const name = `dealroom_cli_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  // Named with the run's prefix: one a crashed suite leaves behind is dropped at the run's end.
+  const name = `${runDatabasePrefix(inject('runId'))}cli_${randomBytes(6).toString('hex')}`;
   await createDatabase(server, name, migrated ? inject('templates').postgresTemplate : undefined);
   return {
     env: { DATABASE_URL: databaseUrl(server, name), DATA_DIR: dataDir, WEB_PORT: '0' },
