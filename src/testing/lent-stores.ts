@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { Database, Queryable } from '../db/database.ts';
 import { openEmbedded } from '../db/embedded.ts';
 import { openPostgres } from '../db/postgres.ts';
-import { createDatabase, databaseUrl, dropDatabase, runDatabasePrefix } from './templates.ts';
+import { createDatabase, databaseUrl, dropDatabase, runDatabaseName } from './templates.ts';
 
 /**
  * In-memory embedded stores that earlier suites of this process closed, each emptied back to
@@ -130,7 +129,7 @@ export async function lentPostgresDatabase(): Promise<{ name: string; giveBack()
 }
 
 async function createFromTemplate(server: string): Promise<string> {
-  const name = `${runDatabasePrefix(inject('runId'))}${randomBytes(6).toString('hex')}`;
+  const name = runDatabaseName(inject('runId'));
   await createDatabase(server, name, inject('templates').postgresTemplate);
   if (!postgresTemplate) {
     await onDatabase(server, name, async (db) => {

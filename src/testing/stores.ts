@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
@@ -8,7 +7,7 @@ import { type Migration, migrate } from '../db/migrate.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { lentEmbeddedStore, lentPostgresDatabase } from './lent-stores.ts';
 import { tempDir } from './temp.ts';
-import { createDatabase, databaseUrl, dropDatabase, runDatabasePrefix } from './templates.ts';
+import { createDatabase, databaseUrl, dropDatabase, runDatabaseName } from './templates.ts';
 
 export type StoreKind = 'embedded' | 'postgres';
 
@@ -64,7 +63,7 @@ export async function openTestStore(
       },
     };
   }
-  const name = `${runDatabasePrefix(inject('runId'))}m_${randomBytes(6).toString('hex')}`;
+  const name = runDatabaseName(inject('runId'), 'm_');
   await createDatabase(server, name);
   const url = databaseUrl(server, name);
   const db = await openPostgres({ connectionString: url, maxConnections: 4, ...pool });
@@ -121,7 +120,7 @@ export async function freshStoreEnv(
   }
   const server = postgresUrl();
   // Named with the run's prefix: one a crashed suite leaves behind is dropped at the run's end.
-  const name = `${runDatabasePrefix(inject('runId'))}cli_${randomBytes(6).toString('hex')}`;
+  const name = runDatabaseName(inject('runId'), 'cli_');
   await createDatabase(server, name, migrated ? inject('templates').postgresTemplate : undefined);
   return {
     env: { DATABASE_URL: databaseUrl(server, name), DATA_DIR: dataDir, WEB_PORT: '0' },

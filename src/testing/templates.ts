@@ -143,6 +143,10 @@ export function databaseUrl(url: string, database: string): string {
 /** What the names of a run's own test databases start with: dropped at the run's end. */
 export const runDatabasePrefix = (runId: string) => `test_${runId}_`;
 
+/** A new name for one of the run's test databases: its prefix, a `kind` tag, and random letters. */
+export const runDatabaseName = (runId: string, kind = '') =>
+  `${runDatabasePrefix(runId)}${kind}${randomBytes(6).toString('hex')}`;
+
 /** The statement that drops a database, closing its connections first; none is no error. */
 export const dropDatabaseStatement = (name: string) =>
   `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`;
