@@ -19,11 +19,24 @@ const newId = () =>
 const container = document.getElementById('pages');
 if (container) {
   const pages = [...container.querySelectorAll('[data-page]')];
+  followHeadHeight();
   const shown = currentPage(pages);
   retryPending(pages);
   controls(pages, shown);
   track(container, pages, shown);
   container.dataset.ready = 'true';
+}
+
+/**
+ * Keeps --viewer-head at the height of the sticky bar above the pages, which wraps onto more
+ * rows as the window narrows, so a page turned to lands just below the bar at any width.
+ */
+function followHeadHeight() {
+  const head = document.querySelector('.viewer-head');
+  if (!head) return;
+  const set = () => document.documentElement.style.setProperty('--viewer-head', `${head.offsetHeight}px`);
+  new ResizeObserver(set).observe(head);
+  set();
 }
 
 /** Which page is most in view, kept up to date; the counter and thumbnails follow it. */

@@ -278,6 +278,7 @@ describe.runIf(hasChromium)(
       // Next, previous, the arrow keys and jump move the counter.
       await page.getByRole('button', { name: 'Next page' }).click();
       await until(async () => (await page.locator('[data-counter]').textContent()) === '2 / 3', 'next');
+      expect(await belowBar(page, 2)).toSatisfy((gap: number) => gap >= 0 && gap <= 16);
       await page.keyboard.press('ArrowRight');
       await until(async () => (await page.locator('[data-counter]').textContent()) === '3 / 3', 'arrow key');
       await page.getByRole('button', { name: 'Previous page' }).click();
@@ -388,6 +389,8 @@ describe.runIf(hasChromium)(
         async () => (await page.locator('[data-counter]').textContent()) === '2 / 3',
         'page 2 by swipe',
       );
+      // The page turned to starts just below the bar, which takes two rows on a phone.
+      expect(await belowBar(page, 2)).toSatisfy((gap: number) => gap >= 0 && gap <= 16);
       expect(await axeViolations(page)).toEqual([]);
       // Nothing wider than the screen: no sideways scrolling on a phone.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
@@ -414,6 +417,27 @@ async function drawn(page: import('playwright-core').Page, n: number): Promise<v
     n,
     { timeout: 30_000 },
   );
+}
+
+/**
+ * Once the scroll has settled, how far below the viewer's sticky bar page `n` starts, in CSS
+ * pixels (negative: its top is hidden under the bar).
+ */
+async function belowBar(page: import('playwright-core').Page, n: number): Promise<number> {
+  const gap = () =>
+    page.evaluate((number) => {
+      const bar = document.querySelector('.viewer-head')?.getBoundingClientRect().bottom ?? 0;
+      const top = document.querySelector(`[data-page="${number}"]`)?.getBoundingClientRect().top ?? 0;
+      return Math.round(top - bar);
+    }, n);
+  let last = await gap();
+  for (let tries = 0; tries < 50; tries++) {
+    await page.waitForTimeout(100);
+    const now = await gap();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** A one-finger sideways swipe across the pages (dx < 0: to the left). */
