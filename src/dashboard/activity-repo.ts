@@ -76,10 +76,11 @@ export interface ActivityRow {
 
 /**
  * What happened in a room, or in every room of a team, since `since` (the live feeds),
- * newest first: the visits, views and downloads of the viewers who opened a document since
- * then, refused downloads and emails the links' lists refused. It starts from the viewers'
- * own index (latest view first) and reads their events by viewer, so it costs the same in a
- * room of a million views as in an empty one. The team's own activity is left out.
+ * newest first: every visit, whether or not it opened a document; the views and downloads of
+ * the viewers who opened a document since then; refused downloads and emails the links' lists
+ * refused. Views and downloads start from the viewers' own index (latest view first), visits
+ * from each link's visits newest first, so it costs the same in a room of a million views as
+ * in an empty one. The team's own activity is left out.
  */
 export async function recentActivity(
   db: Queryable,
@@ -102,9 +103,14 @@ export async function recentActivity(
          FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 AND NOT v.internal
          JOIN documents d ON d.id = v.document_id
        UNION ALL
-       SELECT 'visit', vi.at, r.who, l.name, r.deal_room_id
-         FROM recent r JOIN visits vi ON vi.viewer_id = r.id AND vi.at >= $2 AND NOT vi.internal
-         JOIN links l ON l.id = vi.link_id
+       SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), vi.what, vi.deal_room_id
+         FROM (SELECT x.at, x.viewer_id, l.name AS what, l.deal_room_id
+                 FROM rooms JOIN links l ON l.deal_room_id = rooms.id
+                 JOIN LATERAL (SELECT at, viewer_id FROM visits
+                                WHERE link_id = l.id AND at >= $2 AND NOT internal
+                                ORDER BY at DESC LIMIT $3) x ON true
+                ORDER BY x.at DESC LIMIT $3) vi
+         JOIN viewers w ON w.id = vi.viewer_id
        UNION ALL
        SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name), r.deal_room_id
          FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 AND NOT dl.internal

@@ -248,3 +248,57 @@ describe.each(storeKinds())('who came through a link, on its dashboard page (%s 
     );
   });
 });
+
+describe.each(storeKinds())('the live feeds (%s store)', (kind) => {
+  let db: Database;
+  const clock = new ManualClock('2026-05-20T12:00:00.000Z');
+  const team = make.team();
+  const room = make.room(team.id);
+  const document = make.document(room.id);
+  const teaser = make.link(room.id, { name: 'Teaser' });
+  const full = make.link(room.id, { name: 'Full deck' });
+  const since = new Date('2026-05-20T11:00:00.000Z');
+
+  beforeAll(async () => {
+    db = await openTestStore(kind);
+    await load(db, clock, {
+      teams: [team],
+      dealRooms: [room],
+      documents: [document],
+      links: [teaser, full],
+      visits: [
+        // Before the feed's window: not shown.
+        make.visit(teaser.id, { email: 'old@buyer.example' }, '2026-05-20T10:59:00.000Z'),
+        make.visit(full.id, { email: 'reader@buyer.example' }, '2026-05-20T11:10:00.000Z'),
+        // Came in and opened nothing: still a visit the team is shown.
+        make.visit(teaser.id, { email: 'glance@buyer.example' }, '2026-05-20T11:20:00.000Z'),
+      ],
+      views: [make.view(full.id, document.id, { email: 'reader@buyer.example' }, '2026-05-20T11:11:00.000Z')],
+    });
+    // One of the team's own visits, the latest: left out.
+    await db.query(
+      `INSERT INTO visits (id, deal_room_id, link_id, viewer_id, at, verified, internal)
+       SELECT $1, $2, $3, id, $4, false, true FROM viewers WHERE deal_room_id = $2 AND email = $5`,
+      [randomUUID(), room.id, teaser.id, new Date('2026-05-20T11:30:00.000Z'), 'glance@buyer.example'],
+    );
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('show every visit in the window, one that opened no document too, newest first, the team’s own left out', async () => {
+    const expected = [
+      { kind: 'visit', who: 'glance@buyer.example', what: 'Teaser' },
+      { kind: 'view', who: 'reader@buyer.example', what: document.name },
+      { kind: 'visit', who: 'reader@buyer.example', what: 'Full deck' },
+    ];
+    for (const roomId of [room.id, undefined]) {
+      const feed = await recentActivity(db, { teamId: team.id, roomId }, since, 10);
+      expect(feed.map(({ kind, who, what }) => ({ kind, who, what }))).toEqual(expected);
+      expect(new Set(feed.map((row) => row.room))).toEqual(new Set([room.name]));
+    }
+    // At most `limit` entries, the newest.
+    const [newest] = await recentActivity(db, { teamId: team.id }, since, 1);
+    expect(newest).toMatchObject({ kind: 'visit', who: 'glance@buyer.example' });
+  });
+});

@@ -33,6 +33,8 @@ export async function recordVisit(
     // The team's own visits are kept, marked, and counted nowhere (and nobody is told).
     if (!internal) {
       await applyVisits(tx, visitRows([fact]));
+      // The live feeds show a visit as it happens, before any document is opened.
+      await announceActivity(tx, [target.roomId]);
       await queueVisitEmails(tx, ctx, {
         teamId: target.teamId,
         roomId: target.roomId,
