@@ -23,6 +23,7 @@ const MIGRATIONS = [
   '018_link_page_changes',
   '019_dashboard_visit_indexes',
   '020_link_visits_by_time',
+  '021_link_downloads_by_time',
 ];
 
 describe.each(storeKinds())('explicit migrations (%s store)', { timeout: 120_000 }, (kind) => {

@@ -76,11 +76,12 @@ export interface ActivityRow {
 
 /**
  * What happened in a room, or in every room of a team, since `since` (the live feeds),
- * newest first: every visit, whether or not it opened a document; the views and downloads of
- * the viewers who opened a document since then; refused downloads and emails the links' lists
- * refused. Views and downloads start from the viewers' own index (latest view first), visits
- * from each link's visits newest first, so it costs the same in a room of a million views as
- * in an empty one. The team's own activity is left out.
+ * newest first: every visit, whether or not it opened a document; every download, whenever
+ * its viewer last opened a document; the views of the viewers who opened a document since
+ * then; refused downloads and emails the links' lists refused. Views start from the viewers'
+ * own index (latest view first), visits and downloads from each link's newest first, so it
+ * costs the same in a room of a million views as in an empty one. The team's own activity is
+ * left out.
  */
 export async function recentActivity(
   db: Queryable,
@@ -112,9 +113,15 @@ export async function recentActivity(
                 ORDER BY x.at DESC LIMIT $3) vi
          JOIN viewers w ON w.id = vi.viewer_id
        UNION ALL
-       SELECT 'download', dl.at, r.who, coalesce(d.display_name, d.name), r.deal_room_id
-         FROM recent r JOIN downloads dl ON dl.viewer_id = r.id AND dl.at >= $2 AND NOT dl.internal
-         JOIN documents d ON d.id = dl.document_id
+       SELECT 'download', dl.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'),
+              coalesce(d.display_name, d.name), dl.deal_room_id
+         FROM (SELECT x.at, x.viewer_id, x.document_id, l.deal_room_id
+                 FROM rooms JOIN links l ON l.deal_room_id = rooms.id
+                 JOIN LATERAL (SELECT at, viewer_id, document_id FROM downloads
+                                WHERE link_id = l.id AND at >= $2 AND NOT internal
+                                ORDER BY at DESC LIMIT $3) x ON true
+                ORDER BY x.at DESC LIMIT $3) dl
+         JOIN viewers w ON w.id = dl.viewer_id JOIN documents d ON d.id = dl.document_id
        UNION ALL
        SELECT * FROM (SELECT 'download_refused' AS kind, x.at,
                              coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who,

@@ -273,7 +273,16 @@ describe.each(storeKinds())('the live feeds (%s store)', (kind) => {
         // Came in and opened nothing: still a visit the team is shown.
         make.visit(teaser.id, { email: 'glance@buyer.example' }, '2026-05-20T11:20:00.000Z'),
       ],
-      views: [make.view(full.id, document.id, { email: 'reader@buyer.example' }, '2026-05-20T11:11:00.000Z')],
+      views: [
+        make.view(full.id, document.id, { email: 'reader@buyer.example' }, '2026-05-20T11:11:00.000Z'),
+        make.view(teaser.id, document.id, { email: 'old@buyer.example' }, '2026-05-20T10:59:30.000Z'),
+      ],
+      downloads: [
+        // Opened before the window, downloaded in it (a document left open): shown.
+        make.download(teaser.id, document.id, { email: 'old@buyer.example' }, '2026-05-20T11:25:00.000Z'),
+        // Before the window: not shown.
+        make.download(full.id, document.id, { email: 'reader@buyer.example' }, '2026-05-20T10:58:00.000Z'),
+      ],
     });
     // One of the team's own visits, the latest: left out.
     await db.query(
@@ -286,8 +295,9 @@ describe.each(storeKinds())('the live feeds (%s store)', (kind) => {
     await db?.close();
   });
 
-  it('show every visit in the window, one that opened no document too, newest first, the team’s own left out', async () => {
+  it('show every visit and download in the window, whatever was opened before it, newest first, the team’s own left out', async () => {
     const expected = [
+      { kind: 'download', who: 'old@buyer.example', what: document.name },
       { kind: 'visit', who: 'glance@buyer.example', what: 'Teaser' },
       { kind: 'view', who: 'reader@buyer.example', what: document.name },
       { kind: 'visit', who: 'reader@buyer.example', what: 'Full deck' },
@@ -299,6 +309,6 @@ describe.each(storeKinds())('the live feeds (%s store)', (kind) => {
     }
     // At most `limit` entries, the newest.
     const [newest] = await recentActivity(db, { teamId: team.id }, since, 1);
-    expect(newest).toMatchObject({ kind: 'visit', who: 'glance@buyer.example' });
+    expect(newest).toMatchObject({ kind: 'download', who: 'old@buyer.example' });
   });
 });
