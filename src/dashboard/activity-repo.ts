@@ -75,6 +75,20 @@ export interface ActivityRow {
 }
 
 /**
+ * The latest `$3` events of a table (visits, downloads) since `$2` across the links of the
+ * feed's `rooms`, the team's own left out: each link's walked newest first by its (link, time)
+ * index, so the cost is the number of links, not of events.
+ */
+function newestOfEachLink(table: 'visits' | 'downloads', ...columns: string[]): string {
+  return `(SELECT x.*, l.name AS link_name, l.deal_room_id
+             FROM rooms JOIN links l ON l.deal_room_id = rooms.id
+             JOIN LATERAL (SELECT ${['at', 'viewer_id', ...columns].join(', ')} FROM ${table}
+                            WHERE link_id = l.id AND at >= $2 AND NOT internal
+                            ORDER BY at DESC LIMIT $3) x ON true
+            ORDER BY x.at DESC LIMIT $3)`;
+}
+
+/**
  * What happened in a room, or in every room of a team, since `since` (the live feeds),
  * newest first: every visit, whether or not it opened a document; every download, whenever
  * its viewer last opened a document; the views of the viewers who opened a document since
@@ -104,23 +118,12 @@ export async function recentActivity(
          FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 AND NOT v.internal
          JOIN documents d ON d.id = v.document_id
        UNION ALL
-       SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), vi.what, vi.deal_room_id
-         FROM (SELECT x.at, x.viewer_id, l.name AS what, l.deal_room_id
-                 FROM rooms JOIN links l ON l.deal_room_id = rooms.id
-                 JOIN LATERAL (SELECT at, viewer_id FROM visits
-                                WHERE link_id = l.id AND at >= $2 AND NOT internal
-                                ORDER BY at DESC LIMIT $3) x ON true
-                ORDER BY x.at DESC LIMIT $3) vi
-         JOIN viewers w ON w.id = vi.viewer_id
+       SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), vi.link_name, vi.deal_room_id
+         FROM ${newestOfEachLink('visits')} vi JOIN viewers w ON w.id = vi.viewer_id
        UNION ALL
        SELECT 'download', dl.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'),
               coalesce(d.display_name, d.name), dl.deal_room_id
-         FROM (SELECT x.at, x.viewer_id, x.document_id, l.deal_room_id
-                 FROM rooms JOIN links l ON l.deal_room_id = rooms.id
-                 JOIN LATERAL (SELECT at, viewer_id, document_id FROM downloads
-                                WHERE link_id = l.id AND at >= $2 AND NOT internal
-                                ORDER BY at DESC LIMIT $3) x ON true
-                ORDER BY x.at DESC LIMIT $3) dl
+         FROM ${newestOfEachLink('downloads', 'document_id')} dl
          JOIN viewers w ON w.id = dl.viewer_id JOIN documents d ON d.id = dl.document_id
        UNION ALL
        SELECT * FROM (SELECT 'download_refused' AS kind, x.at,
