@@ -74,6 +74,9 @@ export interface ActivityRow {
   room: string;
 }
 
+/** How the feeds name the viewer `w`: the email given, or none. */
+const WHO = `coalesce(nullif(w.email, ''), 'Anonymous viewer')`;
+
 /**
  * The latest `$3` events of a table (visits, downloads) since `$2` across the links of the
  * feed's `rooms`, the team's own left out: each link's walked newest first by its (link, time)
@@ -106,7 +109,7 @@ export async function recentActivity(
   const rooms = `(SELECT id FROM deal_rooms WHERE team_id = $1::uuid${scope.roomId ? ' AND id = $4::uuid' : ''})`;
   return db.query<ActivityRow>(
     `WITH rooms AS ${rooms}, recent AS (
-       SELECT w.id, w.deal_room_id, coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who
+       SELECT w.id, w.deal_room_id, ${WHO} AS who
          FROM rooms JOIN LATERAL (
            SELECT * FROM viewers v
             WHERE v.deal_room_id = rooms.id AND v.total_views > 0 AND v.last_viewed_at >= $2
@@ -118,16 +121,15 @@ export async function recentActivity(
          FROM recent r JOIN views v ON v.viewer_id = r.id AND v.started_at >= $2 AND NOT v.internal
          JOIN documents d ON d.id = v.document_id
        UNION ALL
-       SELECT 'visit', vi.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'), vi.link_name, vi.deal_room_id
+       SELECT 'visit', vi.at, ${WHO}, vi.link_name, vi.deal_room_id
          FROM ${newestOfEachLink('visits')} vi JOIN viewers w ON w.id = vi.viewer_id
        UNION ALL
-       SELECT 'download', dl.at, coalesce(nullif(w.email, ''), 'Anonymous viewer'),
-              coalesce(d.display_name, d.name), dl.deal_room_id
+       SELECT 'download', dl.at, ${WHO}, coalesce(d.display_name, d.name), dl.deal_room_id
          FROM ${newestOfEachLink('downloads', 'document_id')} dl
          JOIN viewers w ON w.id = dl.viewer_id JOIN documents d ON d.id = dl.document_id
        UNION ALL
        SELECT * FROM (SELECT 'download_refused' AS kind, x.at,
-                             coalesce(nullif(w.email, ''), 'Anonymous viewer') AS who,
+                             ${WHO} AS who,
                              coalesce(d.display_name, d.name) AS what, x.deal_room_id
                         FROM rooms JOIN download_refusals x ON x.deal_room_id = rooms.id
                         JOIN viewers w ON w.id = x.viewer_id JOIN documents d ON d.id = x.document_id
