@@ -129,8 +129,16 @@ describe.runIf(hasChromium)(
       expect(raw).toMatch(/- Teaser: \d+ s, pages 1/);
       expect(raw).toMatch(/- CIM: \d+ s, pages 1/);
       expect(raw).toMatch(/ E[SD]T\./);
-      await owner.goto(`${web}/app/notifications`);
-      await owner.getByText('cfo@buyer.example opened Project Atlas').waitFor();
+      // The SMTP server has the email a moment before the worker records it as sent (its
+      // subject too): the page, a page as any, shows what is recorded when it is loaded.
+      await until(
+        async () => {
+          await owner.goto(`${web}/app/notifications`);
+          return owner.getByText('cfo@buyer.example opened Project Atlas').isVisible();
+        },
+        'the sent email on the notifications page',
+        30_000,
+      );
       await look(owner, 'notifications');
 
       // The unsubscribe address, one POST as a mail client sends it.
