@@ -21,6 +21,9 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
+/** How much of a started process's output is kept (its last characters). */
+const OUTPUT_KEPT = 64 * 1024;
+
 /** Starts a process that prints "listening on URL", and resolves with that URL. */
 export function startListening(
   command: string[],
@@ -34,15 +37,25 @@ export function startListening(
     let stopping = false;
     const closed = new Promise<void>((done) => child.on('close', () => done()));
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 120_000);
+    /** What it said until it listened, whole; `output` then holds only its last OUTPUT_KEPT characters. */
+    let startup: string | undefined;
     const onData = (chunk: Buffer) => {
+      // Matched only until it listens: a service logging every request would otherwise be
+      // matched whole again for each line, and the bench, not the service, would set the pace.
+      if (startup !== undefined) {
+        output = (output + chunk).slice(-OUTPUT_KEPT);
+        return;
+      }
       output += chunk;
       const match = pattern.exec(output);
       if (!match?.[1]) return;
+      startup = output;
+      output = '';
       clearTimeout(timer);
       resolve({
         child,
         base: match[1],
-        output: () => output,
+        output: () => `${startup ?? ''}${output}`,
         async stop() {
           stopping = true;
           child.kill('SIGTERM');

@@ -56,12 +56,16 @@ export function startServer(args: string[], env: Record<string, string>): Promis
   return new Promise((resolve, reject) => {
     const child = spawnDealroom(['serve', '--port', '0', ...args], { LOG_LEVEL: 'info', ...env });
     let output = '';
+    let started = false;
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
+      // Matched until it listens: not again over the whole output for every line it logs after.
+      if (started) return;
       const match = /Analytics API listening on (http:\/\/[^\s]+)/.exec(output);
       if (match?.[1]) {
+        started = true;
         clearTimeout(timer);
         resolve({
           child,
