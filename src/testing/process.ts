@@ -52,41 +52,22 @@ export interface Server {
 }
 
 /** Starts `dealroom serve` on a free port and resolves once it listens. */
-export function startServer(args: string[], env: Record<string, string>): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawnDealroom(['serve', '--port', '0', ...args], { LOG_LEVEL: 'info', ...env });
-    let output = '';
-    let started = false;
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      // Matched until it listens: not again over the whole output for every line it logs after.
-      if (started) return;
-      const match = /Analytics API listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match?.[1]) {
-        started = true;
-        clearTimeout(timer);
-        resolve({
-          child,
-          base: match[1],
-          output: () => output,
-          async stop(signal = 'SIGTERM') {
-            child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk;
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
+export async function startServer(args: string[], env: Record<string, string>): Promise<Server> {
+  const child = spawnDealroom(['serve', '--port', '0', ...args], { LOG_LEVEL: 'info', ...env });
+  const { ready, output, exited } = watchStart(
+    child,
+    'server',
+    (said) => /Analytics API listening on (http:\/\/[^\s]+)/.exec(said)?.[1],
+  );
+  return {
+    child,
+    base: await ready,
+    output,
+    async stop(signal = 'SIGTERM') {
+      child.kill(signal);
+      return exited;
+    },
+  };
 }
 
 export interface WorkerProcess {
@@ -96,25 +77,49 @@ export interface WorkerProcess {
 }
 
 /** Starts `dealroom worker` and resolves once it runs. */
-export function startWorkerProcess(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawnDealroom(['worker', ...args], { LOG_LEVEL: 'warn', ...env });
-    let output = '';
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 30_000);
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<WorkerProcess> {
+  const child = spawnDealroom(['worker', ...args], { LOG_LEVEL: 'warn', ...env });
+  const { ready, output, exited } = watchStart(child, 'worker', (said) =>
+    said.includes('Webhook worker running') ? true : undefined,
+  );
+  await ready;
+  return { child, output, exited };
+}
+
+/**
+ * Everything a started process says, on either stream, and `ready`: what `find` makes of it
+ * once its standard output shows it has started (looked for until then, not again for every
+ * line it logs after). `ready` fails when the process exits first or takes over 30 s.
+ */
+function watchStart<T>(
+  child: Started,
+  what: string,
+  find: (said: string) => T | undefined,
+): { ready: Promise<T>; output: () => string; exited: Promise<number | null> } {
+  let output = '';
+  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  const ready = new Promise<T>((resolve, reject) => {
+    let found = false;
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${output}`)), 30_000);
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk;
     });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('Webhook worker running')) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, exited });
-      }
+      if (found) return;
+      const value = find(output);
+      if (value === undefined) return;
+      found = true;
+      clearTimeout(timer);
+      resolve(value);
     });
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
+      reject(new Error(`${what} exited with ${code}:\n${output}`));
     });
   });
+  return { ready, output: () => output, exited };
 }
