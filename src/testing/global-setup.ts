@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { dropDatabaseStatement, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
+import { runTempFolder } from './temp.ts';
 import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
@@ -21,7 +22,7 @@ export const DEFAULT_TEST_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
  * Decides once whether the shared suites also run on PostgreSQL: TEST_DATABASE_URL, or the
  * local server when it answers. With REQUIRE_POSTGRES=1 (CI) an unreachable server fails
  * the run instead of skipping those suites. Makes the stores' templates (kept for later
- * runs) and the threads' bundles (removed after the run).
+ * runs), the threads' bundles and the run's temp folder (both removed after the run).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES;
@@ -46,11 +47,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('templates', await makeTemplates(reachable ? url : ''));
   const runId = randomBytes(4).toString('hex');
   project.provide('runId', runId);
-  // Set before the forks start, which inherit it (and the processes they spawn ignore it).
+  // Set before the forks start, which inherit them. The threads' bundles are for the forks
+  // (the processes they spawn ignore them); the temp folder is every process's.
   const threads = await bundleThreads();
   Object.assign(process.env, threads.env);
+  const temp = runTempFolder();
+  if (temp.path) process.env.TMPDIR = temp.path;
   return async () => {
     threads.remove();
+    temp.remove();
     if (reachable) await dropRunDatabases(url, runDatabasePrefix(runId));
   };
 }
