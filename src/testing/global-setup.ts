@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { dropDatabaseStatement, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
 import { runTempFolder } from './temp.ts';
+import { dropDatabaseStatement, makeTemplates, runDatabasePrefix, type StoreTemplates } from './templates.ts';
 import { bundleThreads } from './thread-bundles.ts';
 
 declare module 'vitest' {
