@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,6 +16,9 @@ export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** What a run's temp folder is named: this, the pid of the run's main process, and random letters. */
+const RUN_FOLDER = 'dealroom-test-run-';
+
 /** A RAM-backed folder is used for a run's temp files only with at least this much free in it. */
 const RAM_FOLDER_MIN_FREE = 2 * 1024 ** 3;
 
@@ -28,14 +31,42 @@ const RAM_FOLDER_MIN_FREE = 2 * 1024 ** 3;
  * tenth of the CPU they cost on a disk's ext4, and a sync nothing (the whole run took 0.92 of
  * its CPU). What the tests check of the files is the same on either.
  */
-export function runTempFolder(): { path: string | undefined; remove: () => void } {
-  const base = process.env.TEST_TMPDIR || ramFolder();
+export function runTempFolder(base = process.env.TEST_TMPDIR || ramFolder()): {
+  path: string | undefined;
+  remove: () => void;
+} {
   if (!base) return { path: undefined, remove: () => undefined };
-  const path = mkdtempSync(join(base, 'dealroom-test-run-'));
+  removeAbandoned(base);
+  const path = mkdtempSync(join(base, `${RUN_FOLDER}${process.pid}-`));
   // Others may pass through to a folder of their own, as in /tmp (the PostgreSQL server a
   // recovery test starts runs as its own user); each test's folder is its owner's alone.
   chmodSync(path, 0o711);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The temp folders in `base` of runs whose process has gone without removing them (stopped
+ * hard): a folder in RAM holds its memory until it is removed.
+ */
+function removeAbandoned(base: string): void {
+  const named = new RegExp(`^${RUN_FOLDER}(\\d+)-`);
+  for (const name of readdirSync(base)) {
+    const pid = Number(named.exec(name)?.[1]);
+    if (!pid || isRunning(pid)) continue;
+    // Another user's (in a shared TEST_TMPDIR) stays.
+    try {
+      rmSync(join(base, name), { recursive: true, force: true });
+    } catch {}
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** /dev/shm when it is a tmpfs with RAM_FOLDER_MIN_FREE free; undefined otherwise. */
