@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAlive } from '../db/lock.ts';
 
 const made: string[] = [];
 
@@ -52,20 +53,11 @@ function removeAbandoned(base: string): void {
   const named = new RegExp(`^${RUN_FOLDER}(\\d+)-`);
   for (const name of readdirSync(base)) {
     const pid = Number(named.exec(name)?.[1]);
-    if (!pid || isRunning(pid)) continue;
+    if (!pid || isAlive(pid)) continue;
     // Another user's (in a shared TEST_TMPDIR) stays.
     try {
       rmSync(join(base, name), { recursive: true, force: true });
     } catch {}
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
